@@ -1,0 +1,5 @@
+import sys
+
+from rcb_action.cli import main
+
+sys.exit(main())

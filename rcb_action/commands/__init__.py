@@ -1,0 +1,1 @@
+"""One module per ``rcb`` sub-command; see :mod:`rcb_action.cli`."""

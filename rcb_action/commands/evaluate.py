@@ -1,0 +1,87 @@
+"""rcb evaluate: score models on the snippet track."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from rcb_action.commands._common import add_registry, add_sandbox, add_tasks_dir
+
+ORDER = 10
+DEFAULT_MODELS = ["reference", "null"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score models on the snippet track",
+        description="Mask each snippet in turn, ask each model to write it from the paper and the code, "
+        "splice the answer back and run the snippet's tests in a sandbox. Results are appended to "
+        "OUT/results.jsonl as they finish; rerunning the same command resumes and skips finished work.",
+        epilog="Models: reference (the true code), null (an empty body), replay:FILE.jsonl (completions "
+        "made elsewhere), or any litellm name such as openai/gpt-4o (its key from the usual environment "
+        f"variable). With no --model: {' and '.join(DEFAULT_MODELS)}.",
+    )
+    parser.add_argument("--model", action="append", default=[], metavar="M", help="model to score (repeatable)")
+    parser.add_argument("--tasks", default=None, metavar="GLOB", help="only tasks whose id matches, e.g. 'dyt' or 'ad*'")
+    parser.add_argument("--samples", type=int, default=1, metavar="N", help="samples per snippet (default 1)")
+    paper = parser.add_mutually_exclusive_group()
+    paper.add_argument(
+        "--paper", choices=["with", "without", "both"], default="with", help="give the paper, not, or both (ablation)"
+    )
+    paper.add_argument("--no-paper", dest="paper", action="store_const", const="without", help="same as --paper without")
+    parser.add_argument(
+        "--workers", type=int, default=min(os.cpu_count() or 1, 8), metavar="N",
+        help="attempts in flight at once (model calls and test runs overlap; default: CPU count)",
+    )  # fmt: skip
+    add_sandbox(parser)
+    parser.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="results folder (default results/)")
+    parser.add_argument("--shard", default=None, metavar="I/N", help="run only shard I of N (1-based); merge with rcb merge")
+    parser.add_argument(
+        "--fail-under", type=float, default=None, metavar="X",
+        help="exit 1 if any model's scaled pass@1 is below X (percent)",
+    )  # fmt: skip
+    parser.add_argument("--memory-mb", type=int, default=4096, metavar="MB", help="memory limit per test run")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    add_tasks_dir(parser)
+    add_registry(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rcb_action.models import load_registry
+    from rcb_action.report import build_report, print_report
+    from rcb_action.results import ResultStore
+    from rcb_action.runner import EvalConfig, evaluate, parse_shard
+    from rcb_action.sandbox import Limits
+
+    config = EvalConfig(
+        models=args.model or DEFAULT_MODELS,
+        out=args.out,
+        tasks_dir=args.tasks_dir,
+        tasks=args.tasks,
+        samples=args.samples,
+        paper=args.paper,
+        workers=args.workers,
+        sandbox=args.sandbox,
+        shard=parse_shard(args.shard) if args.shard else None,
+        registry_files=args.registry,
+        progress=not args.no_progress,
+        limits=Limits(memory_mb=args.memory_mb),
+    )
+    summary = evaluate(config)
+    registry = load_registry(args.registry)
+    records = [r for r in ResultStore(args.out).records() if r.model in summary.models]
+    report = build_report(records, registry, source=str(args.out))
+    print_report(report)
+    if args.fail_under is not None:
+        low = [
+            f"{name} {entry['scaled_pass_at_1']}"
+            for name, entry in report["models"].items()
+            if (entry["scaled_pass_at_1"] or 0.0) < args.fail_under
+        ]
+        if low:
+            print(f"rcb: below --fail-under {args.fail_under}: {', '.join(low)}")
+            return 1
+    return 0

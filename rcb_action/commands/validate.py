@@ -1,0 +1,56 @@
+"""rcb validate: check task folders."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rcb_action.commands._common import add_sandbox, add_tasks_dir
+
+ORDER = 50
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "validate",
+        help="check tasks: schema, tags, reference passes, null fails, timing",
+        description="Check task folders (all of them by default). Problems print as file:line: message; "
+        "the exit status is 1 when any task has a problem.",
+    )
+    parser.add_argument("paths", nargs="*", type=Path, metavar="TASK_DIR", help="task folders or a tasks folder")
+    add_sandbox(parser)
+    add_tasks_dir(parser)
+    parser.set_defaults(handler=run)
+
+
+def task_roots(paths: list[Path], tasks_dir: Path | None) -> list[Path]:
+    """Task folders named directly, or found inside folders of tasks."""
+    from rcb_action.errors import RcbError
+    from rcb_action.tasks import find_tasks, resolve_tasks_dir
+
+    if not paths:
+        return find_tasks(resolve_tasks_dir(tasks_dir))
+    roots: list[Path] = []
+    for path in paths:
+        if (path / "task.yaml").is_file():
+            roots.append(path)
+        elif path.is_dir():
+            roots += find_tasks(path)
+        else:
+            raise RcbError(f"{path}: not a task folder (no task.yaml) nor a folder of tasks")
+    return roots
+
+
+def run(args: argparse.Namespace) -> int:
+    from rcb_action.sandbox import get_backend
+    from rcb_action.validate import validate_tasks
+
+    roots = task_roots(args.paths, args.tasks_dir)
+    backend = get_backend(args.sandbox)
+    try:
+        checks = validate_tasks(roots, backend)
+    finally:
+        backend.close()
+    bad = [c for c in checks if not c.ok]
+    print(f"rcb: {len(checks) - len(bad)} of {len(checks)} task(s) valid")
+    return 1 if bad else 0

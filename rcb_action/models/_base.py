@@ -1,0 +1,59 @@
+"""The model interface every backend implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from rcb_action.prompts import Prompt
+from rcb_action.tasks import Task
+
+
+class ModelCallError(RuntimeError):
+    """The provider could not answer (after retries): infrastructure, not the model's fault."""
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """What a model is asked: the prompt for one snippet, one sample."""
+
+    task: Task
+    snippet: str
+    sample: int
+    prompt: Prompt
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's raw answer and what it cost."""
+
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+
+
+class Model(ABC):
+    """A source of completions.
+
+    Attributes:
+        name: the name results are recorded under.
+        context_window: the model's context window in tokens, when known.
+        calls_provider: whether answering costs a network call.
+    """
+
+    name: str
+    context_window: int | None = None
+    calls_provider: bool = False
+
+    def check(self) -> None:
+        """Raise :class:`~rcb_action.errors.RcbError` if the model cannot be used (e.g. a missing key)."""
+
+    @abstractmethod
+    def complete(self, request: CompletionRequest) -> Completion:
+        """Answer one request.
+
+        Raises:
+            ModelCallError: the provider failed after retries.
+        """

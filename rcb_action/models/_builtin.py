@@ -1,0 +1,82 @@
+"""Built-in models that need no key: ``reference``, ``null`` and ``replay:FILE``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rcb_action.errors import RcbError
+from rcb_action.models._base import Completion, CompletionRequest, Model
+
+
+def fenced(code: str) -> str:
+    """``code`` as a fenced python block, the way a model is asked to answer."""
+    if not code.endswith("\n"):
+        code += "\n"
+    return f"```python\n{code}```\n"
+
+
+class ReferenceModel(Model):
+    """Answers with the true snippet: proves every task solvable and the splice exact."""
+
+    name = "reference"
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        return Completion(text=fenced("".join(request.task.reference_body(request.snippet))))
+
+
+class NullModel(Model):
+    """Answers with an empty body (``pass``): proves the tests discriminate."""
+
+    name = "null"
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        return Completion(text=fenced("pass"))
+
+
+class ReplayModel(Model):
+    """Completions made elsewhere, from a JSONL file.
+
+    One completion a line: ``{"task", "snippet", "sample" (default 0), "completion"}``
+    and optionally ``"model"``. When every line names the same model, results are
+    recorded under that name; otherwise under ``replay:<file stem>``. A snippet
+    missing from the file is answered with nothing and scored ``no_code``.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._answers: dict[tuple[str, str, int], str] = {}
+        names: set[str] = set()
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise RcbError(f"{path}: replay file not found (--model replay:FILE)") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise RcbError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise RcbError(f"{where}: expected a JSON object")
+            for key in ("task", "snippet", "completion"):
+                if not isinstance(row.get(key), str):
+                    raise RcbError(f"{where}: field '{key}' must be a string")
+            sample = row.get("sample", 0)
+            if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
+                raise RcbError(f"{where}: field 'sample' must be a non-negative integer")
+            unknown = set(row) - {"task", "snippet", "sample", "completion", "model"}
+            if unknown:
+                raise RcbError(f"{where}: unknown field '{sorted(unknown)[0]}'")
+            key = (row["task"], row["snippet"], sample)
+            if key in self._answers:
+                raise RcbError(f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {sample}")
+            self._answers[key] = row["completion"]
+            if isinstance(row.get("model"), str):
+                names.add(row["model"])
+        self.name = names.pop() if len(names) == 1 else f"replay:{path.stem}"
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        return Completion(text=self._answers.get((request.task.id, request.snippet, request.sample), ""))

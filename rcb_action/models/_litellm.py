@@ -1,0 +1,162 @@
+"""Any provider through litellm, with retries, a concurrency limit and cost accounting.
+
+litellm is imported lazily: it costs seconds at import and is never needed for the
+built-in models or for ``--help``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from rcb_action.errors import RcbError
+from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
+from rcb_action.models._registry import ModelInfo
+
+_RETRIED = (
+    "RateLimitError",
+    "InternalServerError",
+    "ServiceUnavailableError",
+    "BadGatewayError",
+    "Timeout",
+    "APIConnectionError",
+)
+
+
+def import_litellm() -> Any:
+    """Import litellm with its price map taken from the installed package (no network)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "true")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+class LiteLLMModel(Model):
+    """A model called through ``litellm.completion``.
+
+    Args:
+        name: the litellm model name (``provider/model``).
+        info: its registry entry, when there is one.
+        max_concurrency: calls in flight at once for this model.
+        max_attempts: attempts per request on retryable errors (rate limits,
+            server errors, timeouts, connection errors).
+        backoff_s: the first retry's delay; it doubles each attempt, with jitter.
+        mock_responses: test double for the network: each call takes the next
+            item as litellm's ``mock_response`` (a string such as
+            ``"litellm.RateLimitError"`` raises that error through litellm's real path).
+    """
+
+    calls_provider = True
+
+    def __init__(
+        self,
+        name: str,
+        info: ModelInfo | None = None,
+        *,
+        max_concurrency: int = 4,
+        max_attempts: int = 6,
+        backoff_s: float = 2.0,
+        timeout_s: float = 600.0,
+        mock_responses: Sequence[str] | None = None,
+    ) -> None:
+        self.name = name
+        self.info = info
+        self.litellm_name = (info.litellm_name if info else None) or name
+        self.max_attempts = max_attempts
+        self.backoff_s = backoff_s
+        self.timeout_s = timeout_s
+        self._slots = threading.Semaphore(max(1, max_concurrency))
+        self._mocks = list(mock_responses) if mock_responses is not None else None
+        self._mock_lock = threading.Lock()
+        self.retries = 0
+        self.context_window = info.context_window if info else None
+        if self.context_window is None and info is None:
+            self.context_window = self._litellm_context_window()
+
+    def _litellm_context_window(self) -> int | None:
+        try:
+            model_info = import_litellm().get_model_info(self.litellm_name)
+        except Exception:  # unknown to litellm's price map: no window known, no cut
+            return None
+        window = model_info.get("max_input_tokens") or model_info.get("max_tokens")
+        return int(window) if window else None
+
+    def check(self) -> None:
+        if self._mocks is not None:
+            return
+        litellm = import_litellm()
+        try:
+            litellm.get_llm_provider(self.litellm_name)
+        except Exception:
+            raise RcbError(
+                f"--model {self.name}: unknown model; use a litellm name such as "
+                "openai/gpt-4o, or add it to the models registry"
+            ) from None
+        env = litellm.validate_environment(self.litellm_name)
+        if not env.get("keys_in_environment", True):
+            missing = ", ".join(env.get("missing_keys") or ["the provider's API key"])
+            raise RcbError(f"--model {self.name}: set {missing} in the environment")
+
+    def _next_mock(self) -> str | None:
+        if self._mocks is None:
+            return None
+        with self._mock_lock:
+            if not self._mocks:
+                raise ModelCallError(f"{self.name}: no mock responses left")
+            return self._mocks.pop(0)
+
+    def _cost(self, litellm: Any, response: Any, tokens_in: int, tokens_out: int) -> float:
+        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        if cost is None and self.info and self.info.input_cost_per_mtok is not None:
+            cost = (tokens_in * self.info.input_cost_per_mtok + tokens_out * (self.info.output_cost_per_mtok or 0)) / 1e6
+        if cost is None:
+            try:
+                cost = litellm.completion_cost(completion_response=response)
+            except Exception:
+                cost = 0.0
+        return float(cost or 0.0)
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        litellm = import_litellm()
+        retryable = tuple(getattr(litellm, n) for n in _RETRIED if hasattr(litellm, n))
+        messages = [{"role": "user", "content": request.prompt.text}]
+        last_error: Exception | None = None
+        for attempt in range(self.max_attempts):
+            kwargs: dict[str, Any] = {"timeout": self.timeout_s}
+            mock = self._next_mock()
+            if mock is not None:
+                kwargs["mock_response"] = mock
+            started = time.monotonic()
+            try:
+                with self._slots:
+                    response = litellm.completion(model=self.litellm_name, messages=messages, **kwargs)
+            except retryable as exc:
+                last_error = exc
+                self.retries += 1
+                delay = self.backoff_s * (2**attempt) * (0.5 + random.random())
+                time.sleep(min(delay, 120.0))
+                continue
+            except litellm.AuthenticationError:
+                raise RcbError(f"--model {self.name}: the provider rejected the API key") from None
+            except Exception as exc:
+                raise ModelCallError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+            latency = time.monotonic() - started
+            usage = getattr(response, "usage", None)
+            tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+            tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+            text = response.choices[0].message.content or ""
+            return Completion(
+                text=text,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                cost_usd=self._cost(litellm, response, tokens_in, tokens_out),
+                latency_s=latency,
+            )
+        raise ModelCallError(
+            f"{self.name}: gave up after {self.max_attempts} attempts: {type(last_error).__name__}: {last_error}"
+        )

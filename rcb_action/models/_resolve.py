@@ -1,0 +1,31 @@
+"""Turn a ``--model`` argument into a :class:`Model`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rcb_action.errors import RcbError
+from rcb_action.models._base import Model
+from rcb_action.models._builtin import NullModel, ReferenceModel, ReplayModel
+from rcb_action.models._litellm import LiteLLMModel
+from rcb_action.models._registry import Registry
+
+
+def get_model(spec: str, registry: Registry, *, max_concurrency: int = 4) -> Model:
+    """``reference``, ``null``, ``replay:FILE`` or any litellm name.
+
+    Raises:
+        RcbError: a malformed replay file or an empty name.
+    """
+    if not spec.strip():
+        raise RcbError("--model: empty model name")
+    if spec == "reference":
+        return ReferenceModel()
+    if spec == "null":
+        return NullModel()
+    if spec.startswith("replay:"):
+        path = spec.removeprefix("replay:")
+        if not path:
+            raise RcbError("--model replay:FILE: give the path of a JSONL file of completions")
+        return ReplayModel(Path(path))
+    return LiteLLMModel(spec, registry.get(spec), max_concurrency=max_concurrency)

@@ -1,0 +1,12 @@
+"""Prompt building: mask one snippet, add the paper and the context, hash the bytes."""
+
+from rcb_action.prompts._build import (
+    CHARS_PER_TOKEN,
+    PLACEHOLDER,
+    Prompt,
+    build_prompt,
+    masked_file,
+)
+from rcb_action.prompts._paper import paper_text
+
+__all__ = ["CHARS_PER_TOKEN", "PLACEHOLDER", "Prompt", "build_prompt", "masked_file", "paper_text"]

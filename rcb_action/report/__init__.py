@@ -1,0 +1,6 @@
+"""Reports: scores per model with intervals, per task, failure classes, contamination subsets."""
+
+from rcb_action.report._build import build_report, outcomes_of, post_cutoff, summarize
+from rcb_action.report._render import print_report, render_markdown
+
+__all__ = ["build_report", "outcomes_of", "post_cutoff", "print_report", "render_markdown", "summarize"]

@@ -1,0 +1,134 @@
+"""Turn records into the report: per model scores, intervals, tasks, failures, contamination."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rcb_action.models import Registry
+from rcb_action.results import Record
+from rcb_action.scoring import (
+    Outcome,
+    bootstrap_ci,
+    macro_task_mean,
+    paired_bootstrap,
+    pass_at_k,
+    pass_rate,
+    per_task,
+    scaled_pass_at_1,
+)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def outcomes_of(records: Iterable[Record]) -> list[Outcome]:
+    return [Outcome(r.task, r.snippet, r.sample, r.weight, r.passed) for r in records if r.scored]
+
+
+def post_cutoff(records: Iterable[Record], cutoff: dt.date | None) -> list[Record]:
+    """Records of papers first posted after ``cutoff`` (a model cannot have read them)."""
+    if cutoff is None:
+        return list(records)
+    return [r for r in records if r.published > cutoff]
+
+
+def summarize(records: Sequence[Record]) -> dict[str, Any]:
+    """Scores of one set of attempts."""
+    outcomes = outcomes_of(records)
+    ci = bootstrap_ci(outcomes)
+    return {
+        "scaled_pass_at_1": _round(scaled_pass_at_1(outcomes)),
+        "pass_rate": _round(pass_rate(outcomes)),
+        "ci95": list(ci) if ci else None,
+        "snippets": len({(o.task, o.snippet) for o in outcomes}),
+        "weighted_lines": sum({(o.task, o.snippet): o.weight for o in outcomes}.values()),
+        "samples": len({o.sample for o in outcomes}),
+    }
+
+
+def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[str, Any]:
+    info = registry.get(name)
+    cutoff = info.knowledge_cutoff if info else None
+    main = [r for r in records if r.paper and r.agent_turns == 0]
+    no_paper = [r for r in records if not r.paper and r.agent_turns == 0]
+    primary, paper_flag = (main, True) if main else (no_paper, False)
+    outcomes = outcomes_of(primary)
+    entry: dict[str, Any] = {
+        "display_name": info.display_name if info else name,
+        "provider": info.provider if info else (name.split("/")[0] if "/" in name else "rcb"),
+        "knowledge_cutoff": cutoff.isoformat() if cutoff else None,
+        "paper": paper_flag,
+        **summarize(primary),
+        "macro_task_mean": _round(macro_task_mean(outcomes)),
+        "pass_at_k": {},
+        "tasks": {t: {k: _round(v) for k, v in s.items()} for t, s in per_task(outcomes).items()},
+        "failure_classes": dict(
+            sorted(Counter(r.failure_class or "unknown" for r in primary if r.status == "fail").items())
+        ),
+        "harness_errors": sum(1 for r in primary if r.status == "harness_error"),
+        "skipped": sum(1 for r in primary if r.status == "skipped"),
+        "paper_truncated": sum(1 for r in primary if r.paper_truncated),
+        "cost_usd": round(sum(r.cost_usd for r in primary), 6),
+        "tokens_in": sum(r.tokens_in for r in primary),
+        "tokens_out": sum(r.tokens_out for r in primary),
+    }
+    samples = entry["samples"]
+    for k in sorted({1, 5, 10, samples} - {0}):
+        if k <= samples:
+            entry["pass_at_k"][str(k)] = _round(pass_at_k(outcomes, k))
+    later = post_cutoff(primary, cutoff)
+    entry["post_cutoff"] = {
+        "cutoff": cutoff.isoformat() if cutoff else None,
+        "note": None if cutoff else "no knowledge cutoff known: every task counts",
+        **summarize(later),
+        "tasks": sorted({r.task for r in later if r.scored}),
+    }
+    if paper_flag and no_paper:
+        entry["no_paper"] = summarize(no_paper)
+    return entry
+
+
+def build_report(records: Sequence[Record], registry: Registry, *, source: str = "") -> dict[str, Any]:
+    """The report as plain data (what ``--json`` writes).
+
+    Per model: scaled pass@1 with its 95% bootstrap interval, the unweighted pass
+    rate, per-task scores and their macro mean, pass@k, failure classes, cost, and
+    the same scores on the post-cutoff subset; the no-paper ablation when run.
+    Harness errors and skips are counted apart and never scored.
+    """
+    by_model: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        by_model[record.model].append(record)
+    models = {name: _model_entry(name, recs, registry) for name, recs in sorted(by_model.items())}
+    report: dict[str, Any] = {"source": source, "records": len(records), "models": models}
+
+    cutoffs = [registry.cutoff(m) for m in models]
+    known = [c for c in cutoffs if c is not None]
+    if known:
+        after = max(known)
+        common: dict[str, Any] = {"after": after.isoformat(), "models": {}}
+        for name, recs in by_model.items():
+            subset = [r for r in recs if r.paper and r.agent_turns == 0 and r.published > after]
+            common["models"][name] = summarize(subset)
+        common["tasks"] = sorted({r.task for r in records if r.published > after})
+        report["common_post_cutoff"] = common
+
+    ranked = sorted(
+        (n for n in models if models[n]["scaled_pass_at_1"] is not None),
+        key=lambda n: -(models[n]["scaled_pass_at_1"] or 0),
+    )
+    comparisons = []
+    if len(ranked) > 1:
+        top = ranked[0]
+        top_outcomes = outcomes_of(r for r in by_model[top] if r.paper and r.agent_turns == 0)
+        for other in ranked[1:]:
+            other_outcomes = outcomes_of(r for r in by_model[other] if r.paper and r.agent_turns == 0)
+            paired = paired_bootstrap(top_outcomes, other_outcomes)
+            if paired:
+                comparisons.append({"a": top, "b": other, **paired})
+    report["comparisons"] = comparisons
+    return report

@@ -1,0 +1,150 @@
+"""Render a report as terminal tables or Markdown (job summaries, PR comments)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _ci(entry: dict[str, Any]) -> str:
+    ci = entry.get("ci95")
+    return "-" if not ci else f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def _ranked(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return sorted(report["models"].items(), key=lambda kv: (-(kv[1]["scaled_pass_at_1"] or -1), kv[0]))
+
+
+def _post(entry: dict[str, Any]) -> str:
+    post = entry["post_cutoff"]
+    if post["cutoff"] is None:
+        return "n/a (no cutoff)"
+    return f"{_pct(post['scaled_pass_at_1'])} ({post['snippets']} snippets after {post['cutoff']})"
+
+
+def overall_rows(report: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for rank, (name, entry) in enumerate(_ranked(report), 1):
+        rows.append(
+            [
+                str(rank),
+                name,
+                f"{_pct(entry['scaled_pass_at_1'])} {_ci(entry)}",
+                _pct(entry["pass_rate"]),
+                str(entry["snippets"]),
+                _post(entry),
+                f"${entry['cost_usd']:.2f}",
+                str(entry["harness_errors"]),
+            ]
+        )
+    return rows
+
+
+OVERALL_HEADER = [
+    "#",
+    "Model",
+    "Scaled pass@1 [95% CI]",
+    "Pass rate",
+    "Snippets",
+    "Post-cutoff",
+    "Cost",
+    "Harness errors",
+]
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    """The overall table, per-task scores, failure classes and ablations."""
+    console = console or Console(width=None if Console().is_terminal else 140)
+    table = Table(title="rcb snippet track: scaled pass@1 (line-weighted, %)")
+    for header in OVERALL_HEADER:
+        table.add_column(header, justify="left" if header == "Model" else "right")
+    for row in overall_rows(report):
+        table.add_row(*row)
+    console.print(table)
+
+    models = [name for name, _ in _ranked(report)]
+    tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
+    if tasks:
+        per_task = Table(title="Per task: scaled pass@1 / pass rate")
+        per_task.add_column("Task")
+        for name in models:
+            per_task.add_column(name, justify="right")
+        for task in tasks:
+            cells = []
+            for name in models:
+                score = report["models"][name]["tasks"].get(task)
+                cells.append("-" if not score else f"{_pct(score['scaled_pass_at_1'])} / {_pct(score['pass_rate'])}")
+            per_task.add_row(task, *cells)
+        per_task.add_row(
+            "macro mean", *[_pct(report["models"][n]["macro_task_mean"]) for n in models], style="bold"
+        )
+        console.print(per_task)
+
+    classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
+    if classes:
+        failures = Table(title="Failure classes (attempts)")
+        failures.add_column("Model")
+        for cls in classes:
+            failures.add_column(cls, justify="right")
+        for name in models:
+            counts = report["models"][name]["failure_classes"]
+            failures.add_row(name, *[str(counts.get(c, 0)) for c in classes])
+        console.print(failures)
+
+    for name in models:
+        entry = report["models"][name]
+        if "no_paper" in entry:
+            console.print(
+                f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "
+                f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}"
+            )
+    common = report.get("common_post_cutoff")
+    if common:
+        parts = [
+            f"{n} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)" for n, s in sorted(common["models"].items())
+        ]
+        console.print(f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts))
+    for comparison in report.get("comparisons", []):
+        console.print(
+            f"{comparison['a']} - {comparison['b']}: {comparison['difference']:+.1f} points "
+            f"(paired 95% CI [{comparison['ci95_low']:.1f}, {comparison['ci95_high']:.1f}], "
+            f"{comparison['snippets']} snippets)"
+        )
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The report as GitHub-flavoured Markdown."""
+    parts = ["## rcb snippet track", "", _md_table(OVERALL_HEADER, overall_rows(report)), ""]
+    models = [name for name, _ in _ranked(report)]
+    tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
+    if tasks:
+        rows = []
+        for task in tasks:
+            row = [task]
+            for name in models:
+                score = report["models"][name]["tasks"].get(task)
+                row.append("-" if not score else _pct(score["scaled_pass_at_1"]))
+            rows.append(row)
+        rows.append(["**macro mean**", *[_pct(report["models"][n]["macro_task_mean"]) for n in models]])
+        parts += ["### Per task (scaled pass@1)", "", _md_table(["Task", *models], rows), ""]
+    classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
+    if classes:
+        rows = [[n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]] for n in models]
+        parts += ["### Failure classes", "", _md_table(["Model", *classes], rows), ""]
+    parts.append(
+        "Scaled pass@1 weights each snippet by its code lines (ResearchCodeBench's formula); "
+        "the CI is a 95% bootstrap over snippets. Harness errors are not counted against a model."
+    )
+    return "\n".join(parts) + "\n"

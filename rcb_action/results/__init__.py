@@ -1,0 +1,12 @@
+"""The results store: append-only JSONL, one record per attempt, fsynced per record."""
+
+from rcb_action.results._store import (
+    RESULTS_FILE,
+    Record,
+    RecordKey,
+    ResultStore,
+    merge_stores,
+    read_records,
+)
+
+__all__ = ["RESULTS_FILE", "Record", "RecordKey", "ResultStore", "merge_stores", "read_records"]

@@ -1,0 +1,174 @@
+"""Append-only JSONL results, safe against crashes, resumable, mergeable across shards."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from rcb_action.errors import RcbError
+
+RESULTS_FILE = "results.jsonl"
+
+RecordKey = tuple[str, str, str, int, bool, int]
+
+
+class Record(BaseModel):
+    """One attempt: a model's answer for one snippet, one sample, scored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    task: str
+    snippet: str
+    model: str
+    sample: int = 0
+    paper: bool = True
+    agent_turns: int = 0
+    task_sha: str
+    prompt_sha: str
+    weight: int
+    published: dt.date
+    domain: str = "ml"
+    status: Literal["pass", "fail", "harness_error", "skipped"]
+    failure_class: str | None = None
+    message: str = ""
+    tests_expected: int = 0
+    tests_ran: int = 0
+    tests_passed: int = 0
+    completion: str = ""
+    code: str | None = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    duration_model_s: float = 0.0
+    duration_test_s: float = 0.0
+    paper_truncated: bool = False
+    paper_chars_kept: int | None = None
+    log_dir: str | None = None
+    created_at: str = ""
+    rcb_version: str = ""
+
+    @property
+    def key(self) -> RecordKey:
+        return (self.task, self.snippet, self.model, self.sample, self.paper, self.agent_turns)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    @property
+    def scored(self) -> bool:
+        """Counts in the metrics: harness errors and skips never count against a model."""
+        return self.status in ("pass", "fail")
+
+
+def read_records(path: Path) -> list[Record]:
+    """Every well-formed record of a results file, in file order.
+
+    A torn last line (a crash mid-write) is ignored; any other malformed line is
+    reported on stderr and skipped.
+    """
+    if not path.is_file():
+        return []
+    records: list[Record] = []
+    lines = path.read_bytes().split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            records.append(Record.model_validate_json(raw))
+        except ValidationError:
+            if number != len(lines):  # not the torn tail
+                print(f"rcb: {path}:{number}: skipping a malformed record", file=sys.stderr)
+    return records
+
+
+def _latest(records: Iterable[Record]) -> dict[RecordKey, Record]:
+    latest: dict[RecordKey, Record] = {}
+    for record in records:
+        latest[record.key] = record
+    return latest
+
+
+class ResultStore:
+    """``DIR/results.jsonl``: each record is written, flushed and fsynced on its own.
+
+    Opening the store repairs a torn last line left by a crash, so every later
+    record starts on a line of its own.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = Path(directory)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RcbError(f"--out {directory}: cannot create the results folder ({exc.strerror})") from None
+        self.path = self.dir / RESULTS_FILE
+        self._lock = threading.Lock()
+        self._repair_tail()
+
+    def _repair_tail(self) -> None:
+        if not self.path.is_file():
+            return
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            keep = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as handle:
+                handle.truncate(keep)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def records(self) -> list[Record]:
+        return read_records(self.path)
+
+    def latest(self) -> dict[RecordKey, Record]:
+        """The newest record for each key (a rerun of a changed task appends a newer one)."""
+        return _latest(self.records())
+
+    def append(self, record: Record) -> None:
+        line = record.model_dump_json() + "\n"
+        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def merge_stores(sources: Iterable[Path], out: Path) -> int:
+    """Join the results of several runs (shards) into ``out``; returns the record count.
+
+    For a key present in several sources, a scored record beats a harness error,
+    then the newer one wins. The output is sorted by key, so merging is
+    deterministic whatever the order of the sources. Attempt logs are copied along.
+
+    Raises:
+        RcbError: a source folder has no results file.
+    """
+    chosen: dict[RecordKey, Record] = {}
+    out = Path(out)
+    for source in sources:
+        path = Path(source) / RESULTS_FILE
+        if not path.is_file():
+            raise RcbError(f"{source}: no {RESULTS_FILE} here (is it an --out folder of rcb evaluate?)")
+        for key, record in _latest(read_records(path)).items():
+            current = chosen.get(key)
+            if current is None or (record.scored, record.created_at) >= (current.scored, current.created_at):
+                chosen[key] = record
+        logs = Path(source) / "logs"
+        if logs.is_dir() and Path(source).resolve() != out.resolve():
+            shutil.copytree(logs, out / "logs", dirs_exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    staging = out / f".{RESULTS_FILE}.tmp"
+    with open(staging, "w", encoding="utf-8") as handle:
+        for key in sorted(chosen):
+            handle.write(chosen[key].model_dump_json() + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    staging.replace(out / RESULTS_FILE)
+    return len(chosen)

@@ -1,0 +1,408 @@
+"""``rcb evaluate``: every (model, task, snippet, sample, paper) attempt, resumable.
+
+Work flows one way: build the prompt, ask the model, splice the answer, run the
+tests in a sandbox, score, append one record. A rerun skips every attempt whose
+record exists with the same task and prompt hashes (and is not a harness error);
+nothing else is redone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import signal
+import sys
+import threading
+import time
+import zlib
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from rcb_action import __version__
+from rcb_action.errors import RcbError
+from rcb_action.models import (
+    CompletionRequest,
+    Model,
+    ModelCallError,
+    get_model,
+    load_registry,
+)
+from rcb_action.prompts import Prompt, build_prompt
+from rcb_action.results import Record, RecordKey, ResultStore
+from rcb_action.runner._expected import Expected, expected_ids, selection_key
+from rcb_action.runner._progress import RunProgress
+from rcb_action.sandbox import Limits, Sandbox, SandboxBackend, get_backend
+from rcb_action.runner._score import score_code
+from rcb_action.scoring import TestRun
+from rcb_action.splice import extract_code
+from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
+
+HARNESS_RETRIES = 2
+PaperMode = Literal["with", "without", "both"]
+
+
+@dataclass
+class EvalConfig:
+    """Everything ``rcb evaluate`` takes."""
+
+    models: list[str]
+    out: Path = Path("results")
+    tasks_dir: Path | None = None
+    tasks: str | None = None
+    samples: int = 1
+    paper: PaperMode = "with"
+    workers: int = 1
+    sandbox: str = "local"
+    shard: tuple[int, int] | None = None
+    registry_files: list[Path] = field(default_factory=list)
+    progress: bool = True
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class WorkItem:
+    model: Model
+    task: Task
+    snippet: str
+    sample: int
+    paper: bool
+    prompt: Prompt
+
+    @property
+    def key(self) -> RecordKey:
+        return (self.task.id, self.snippet, self.model.name, self.sample, self.paper, 0)
+
+
+@dataclass
+class EvalSummary:
+    """What a run did: attempts made and skipped, and whether it was interrupted."""
+
+    out: Path
+    planned: int
+    skipped: int
+    done: int
+    interrupted: bool = False
+    models: list[str] = field(default_factory=list)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``I/N`` with 1 <= I <= N.
+
+    Raises:
+        RcbError: malformed.
+    """
+    match = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
+        raise RcbError(f"--shard {text}: write it as I/N with 1 <= I <= N, e.g. 2/4")
+    return int(match[1]), int(match[2])
+
+
+def in_shard(task_id: str, snippet: str, shard: tuple[int, int] | None) -> bool:
+    """Deterministic split by snippet: the same snippet lands in the same shard for every model."""
+    if shard is None:
+        return True
+    index, count = shard
+    return zlib.crc32(f"{task_id}\0{snippet}".encode()) % count == index - 1
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:80]
+
+
+class _Runner:
+    def __init__(self, config: EvalConfig, store: ResultStore) -> None:
+        self.config = config
+        self.store = store
+        self.stop = threading.Event()
+        self._backend: SandboxBackend | None = None
+        self._backend_lock = threading.Lock()
+        self._sandboxes: dict[str, Sandbox] = {}
+        self._pending: dict[str, int] = defaultdict(int)
+        self._task_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._expected: dict[str, Expected] = {}
+
+    # sandbox lifecycle: one warm sandbox per task, released when its last item is done
+    def backend(self) -> SandboxBackend:
+        with self._backend_lock:
+            if self._backend is None:
+                self._backend = get_backend(self.config.sandbox, self.config.limits)
+            return self._backend
+
+    def sandbox_for(self, task: Task) -> tuple[Sandbox, Expected]:
+        with self._task_locks[task.id]:
+            if task.id not in self._sandboxes:
+                self._sandboxes[task.id] = self.backend().open(task)
+            sandbox = self._sandboxes[task.id]
+            if task.id not in self._expected:
+                self._expected[task.id] = expected_ids(task, sandbox)
+            return sandbox, self._expected[task.id]
+
+    def item_done(self, task: Task) -> None:
+        with self._task_locks[task.id]:
+            self._pending[task.id] -= 1
+            if self._pending[task.id] == 0 and task.id in self._sandboxes:
+                self.backend().release(self._sandboxes.pop(task.id))
+
+    def close(self) -> None:
+        with self._backend_lock:
+            if self._backend is not None:
+                self._backend.close()
+
+    # one attempt
+    def record(self, item: WorkItem, **fields: object) -> Record:
+        task = item.task
+        return Record(
+            task=task.id,
+            snippet=item.snippet,
+            model=item.model.name,
+            sample=item.sample,
+            paper=item.paper,
+            task_sha=task.sha,
+            prompt_sha=item.prompt.sha,
+            weight=task.weight(item.snippet),
+            published=task.config.published,
+            domain=task.config.domain,
+            paper_truncated=item.prompt.paper_truncated,
+            paper_chars_kept=item.prompt.paper_chars_kept if item.paper else None,
+            created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            rcb_version=__version__,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    def attempt(self, item: WorkItem) -> Record | None:
+        task = item.task
+        skip = self.backend().skip_reason(task)
+        if skip:
+            return self.record(item, status="skipped", message=skip)
+        request = CompletionRequest(task=task, snippet=item.snippet, sample=item.sample, prompt=item.prompt)
+        started = time.monotonic()
+        try:
+            completion = item.model.complete(request)
+        except ModelCallError as exc:
+            return self.record(item, status="harness_error", failure_class="harness_error", message=str(exc)[:500])
+        usage = {
+            "completion": completion.text,
+            "tokens_in": completion.tokens_in,
+            "tokens_out": completion.tokens_out,
+            "cost_usd": completion.cost_usd,
+            "duration_model_s": round(completion.latency_s or time.monotonic() - started, 3),
+        }
+        code = extract_code(completion.text)
+        if code is None:
+            return self.record(item, status="fail", failure_class="no_code", message="no fenced code block", **usage)
+        log_dir = self.log_dir(item)
+        self.write_log(log_dir, {"completion.md": completion.text})
+        outcome = self.score(item, code)
+        if outcome is None:
+            return None
+        spliced, run = outcome
+        self.write_log(
+            log_dir,
+            {
+                Path(task.snippets[item.snippet].path).name: spliced,
+                "pytest-output.txt": run.stdout + run.stderr,
+                "junit.xml": run.junit,
+            },
+        )
+        return self.record(
+            item,
+            status=run.status,
+            failure_class=run.failure_class,
+            message=run.message,
+            tests_expected=run.tests_expected,
+            tests_ran=run.tests_ran,
+            tests_passed=run.tests_passed,
+            duration_test_s=round(run.duration_s, 3),
+            code=code,
+            log_dir=str(log_dir.relative_to(self.config.out)),
+            **usage,
+        )
+
+    def score(self, item: WorkItem, code: str) -> tuple[str, TestRun] | None:
+        """Splice and test, retrying infrastructure failures; None when interrupted."""
+        task = item.task
+        key = selection_key(task.tests_for(item.snippet))
+        last_error = ""
+        for _ in range(1 + HARNESS_RETRIES):
+            if self.stop.is_set():
+                return None
+            try:
+                sandbox, expected = self.sandbox_for(task)
+                if key in expected.errors:
+                    return "", TestRun(
+                        status="harness_error",
+                        failure_class="harness_error",
+                        message=f"task invalid: the reference fails its own tests ({expected.errors[key]})"[:500],
+                    )
+                return score_code(sandbox, task, item.snippet, code, expected.ids[key])
+            except RcbError:
+                raise
+            except Exception as exc:  # infrastructure: retried, then reported apart
+                if self.stop.is_set():
+                    return None
+                last_error = f"{type(exc).__name__}: {exc}"
+        return "", TestRun(status="harness_error", failure_class="harness_error", message=last_error[:500])
+
+    def log_dir(self, item: WorkItem) -> Path:
+        flag = "" if item.paper else "-nopaper"
+        return (
+            self.config.out / "logs" / _safe(item.model.name) / item.task.id / _safe(item.snippet)
+            / f"s{item.sample}{flag}"
+        )  # fmt: skip
+
+    @staticmethod
+    def write_log(directory: Path, files: dict[str, str]) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            if text:
+                (directory / name).write_text(text, encoding="utf-8")
+
+
+def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[WorkItem]:
+    """Every attempt of the run (this shard's), in a stable order."""
+    flags = {"with": [True], "without": [False], "both": [True, False]}[config.paper]
+    items = []
+    for task in tasks:
+        for snippet in task.snippet_names():
+            if not in_shard(task.id, snippet, config.shard):
+                continue
+            for model in models:
+                for paper in flags:
+                    prompt = build_prompt(task, snippet, paper=paper, context_window=model.context_window)
+                    for sample in range(config.samples):
+                        items.append(WorkItem(model, task, snippet, sample, paper, prompt))
+    return items
+
+
+def is_done(item: WorkItem, done: dict[RecordKey, Record]) -> bool:
+    record = done.get(item.key)
+    return (
+        record is not None
+        and record.status in ("pass", "fail")
+        and record.task_sha == item.task.sha
+        and record.prompt_sha == item.prompt.sha
+    )
+
+
+@contextmanager
+def _interrupts_as_keyboard() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job) takes the same clean path as Ctrl-C."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler) if threading.current_thread() is threading.main_thread() else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) -> EvalSummary:
+    """Run an evaluation; see :class:`EvalConfig`.
+
+    Args:
+        config: what to run.
+        model_objects: ready-made models (tests pass litellm models with mock
+            responses); by default they are made from ``config.models``.
+
+    Raises:
+        RcbError: a usage or input problem (bad task, unknown model, missing key).
+        KeyboardInterrupt: Ctrl-C or SIGTERM, after everything is cleaned up;
+            every finished attempt is already on disk.
+    """
+    if config.samples < 1:
+        raise RcbError("--samples must be at least 1")
+    if config.workers < 1:
+        raise RcbError("--workers must be at least 1")
+    registry = load_registry(config.registry_files)
+    tasks = [t for t in load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks) if t.config.kind == "snippet"]
+    if not tasks:
+        raise RcbError(f"--tasks {config.tasks or '*'}: no snippet task matches")
+    models = model_objects or [get_model(spec, registry, max_concurrency=config.workers) for spec in config.models]
+    names = [m.name for m in models]
+    if len(set(names)) != len(names):
+        raise RcbError(f"--model: the same model is given twice ({', '.join(names)})")
+    store = ResultStore(config.out)
+    items = plan(config, models, tasks)
+    done = store.latest()
+    todo = [item for item in items if not is_done(item, done)]
+    for model in {item.model.name: item.model for item in todo}.values():
+        model.check()
+    summary = EvalSummary(out=config.out, planned=len(items), skipped=len(items) - len(todo), done=0, models=names)
+    if not todo:
+        print(f"rcb: nothing to do: all {len(items)} attempts already in {store.path}", file=sys.stderr)
+        return summary
+    print(
+        f"rcb: {len(todo)} attempts to run ({summary.skipped} already done) with {config.workers} worker(s), "
+        f"sandbox {config.sandbox}; results in {store.path}",
+        file=sys.stderr,
+    )
+    runner = _Runner(config, store)
+    for item in todo:
+        runner._pending[item.task.id] += 1
+    _run_pool(runner, todo, summary)
+    return summary
+
+
+def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> None:
+    config = runner.config
+
+    def work(item: WorkItem) -> str | None:
+        try:
+            record = runner.attempt(item)
+            if record is None or runner.stop.is_set():
+                return None  # interrupted mid-attempt: nothing is recorded, it reruns next time
+            runner.store.append(record)
+            return record.status
+        finally:
+            runner.item_done(item.task)
+
+    executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb")
+    with _interrupts_as_keyboard(), RunProgress(len(todo), "evaluate", enabled=config.progress) as progress:
+        pending: set[Future[str | None]] = set()
+        queue = iter(todo)
+        try:
+            # Keep at most a few items per worker in flight so Ctrl-C has little to cancel.
+            for item in queue:
+                pending.add(executor.submit(work, item))
+                if len(pending) >= 2 * config.workers:
+                    break
+            while pending:
+                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    status = future.result()
+                    if status is not None:
+                        summary.done += 1
+                        progress.advance(status)
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        pending.add(executor.submit(work, nxt))
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            runner.stop.set()
+            for future in pending:
+                future.cancel()
+            runner.close()
+            wait(pending, timeout=10)
+            executor.shutdown(wait=False, cancel_futures=True)
+            print(
+                f"\nrcb: interrupted; {summary.done} new records are saved in {runner.store.path}. "
+                "Run the same command again to resume.",
+                file=sys.stderr,
+            )
+            raise
+        except BaseException:
+            runner.stop.set()
+            runner.close()
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+    executor.shutdown(wait=True)
+    runner.close()
+

@@ -1,0 +1,21 @@
+"""Sandboxes: where model-written code runs. One small interface, backends by name.
+
+``local`` runs under bubblewrap when present (a plain subprocess with rlimits and a
+loud warning otherwise); ``docker`` runs in a warm container per task.
+"""
+
+from rcb_action.sandbox._base import ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
+from rcb_action.sandbox._registry import BACKENDS, get_backend
+
+__all__ = [
+    "BACKENDS",
+    "EnvironmentBuildError",
+    "ExecResult",
+    "Limits",
+    "Sandbox",
+    "SandboxBackend",
+    "build_venv",
+    "env_key",
+    "get_backend",
+]

@@ -1,0 +1,111 @@
+"""The sandbox interface: exec with a timeout, write and read files, clean up."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from rcb_action.tasks import Task
+
+TRUNCATION_MARKER = "\n[rcb: output cut here: more than {limit} bytes]\n"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one exec."""
+
+    memory_mb: int = 4096
+    processes: int = 256
+    file_size_mb: int = 256
+    open_files: int = 1024
+    output_bytes: int = 1 << 20
+    cpus: float = 1.0
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """What one exec did."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+    output_truncated: bool = False
+    oom_killed: bool = False
+
+
+class Sandbox(ABC):
+    """A place to run untrusted code for one task.
+
+    Paths are relative to the sandbox's workspace, the only writable place.
+
+    Attributes:
+        python: the environment's interpreter, as seen inside the sandbox.
+        workspace: the workspace's absolute path, as seen inside the sandbox.
+    """
+
+    python: str
+    workspace: str
+
+    @abstractmethod
+    def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout_s: float,
+        cwd: str = ".",
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
+    ) -> ExecResult:
+        """Run ``argv`` and wait; on timeout the whole process tree is killed."""
+
+    @abstractmethod
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        """Create files (and their folders). ``writable=False`` keeps them out of the
+        candidate's reach (it cannot edit or delete them)."""
+
+    @abstractmethod
+    def mkdir(self, path: str, *, writable: bool = True) -> None:
+        """Create a folder; when ``writable`` the code may add files to it, but never
+        rename or delete the harness's files in it."""
+
+    @abstractmethod
+    def read_file(self, path: str) -> bytes:
+        """A file's bytes. Raises FileNotFoundError when absent."""
+
+    @abstractmethod
+    def remove(self, path: str) -> None:
+        """Delete a file or folder tree, if present."""
+
+    @abstractmethod
+    def cleanup(self) -> None:
+        """Kill what still runs and free everything; safe to call twice."""
+
+
+class SandboxBackend(ABC):
+    """Makes sandboxes for tasks and cleans all of them up on any exit path."""
+
+    name: str
+
+    def prepare(self, task: Task) -> None:
+        """Build or fetch the task's environment (cached); called before any exec.
+
+        Raises:
+            EnvironmentBuildError: the environment failed to build.
+        """
+
+    @abstractmethod
+    def open(self, task: Task) -> Sandbox:
+        """A fresh (or warm) sandbox for ``task``; the caller gives it back with ``release``."""
+
+    def release(self, sandbox: Sandbox) -> None:
+        sandbox.cleanup()
+
+    def skip_reason(self, task: Task) -> str | None:
+        """Why this backend cannot run ``task`` here (e.g. it needs a GPU), or None."""
+        return None
+
+    @abstractmethod
+    def close(self) -> None:
+        """Kill and remove everything this backend started. Safe to call twice."""

@@ -1,0 +1,91 @@
+"""Task environments: ``tasks/_envs/<name>/requirements.txt``, built once, keyed by hash.
+
+The local backend builds a venv per key under ``$RCB_CACHE_DIR/venvs``; the Docker
+backend builds an image ``rcb-env:<name>-<hash>``. Either is reused while the
+requirements are unchanged. pip reads its usual configuration (index, extra index,
+CA bundle, find-links), so proxied and air-gapped machines work as they do for pip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from rcb_action.errors import RcbError
+from rcb_action.paths import cache_dir
+
+# The harness needs pytest inside every environment; an env may pin its own.
+HARNESS_REQUIREMENT = "pytest>=8,<10"
+
+
+class EnvironmentBuildError(RcbError):
+    """An environment failed to build; the message names it and its log."""
+
+
+def requirements_of(env_dir: Path) -> str:
+    text = (env_dir / "requirements.txt").read_text(encoding="utf-8")
+    names = {line.split("=")[0].split(">")[0].split("<")[0].strip().lower() for line in text.splitlines()}
+    if "pytest" not in names:
+        text = text.rstrip("\n") + f"\n{HARNESS_REQUIREMENT}\n"
+    return text
+
+
+def env_key(env_dir: Path, salt: str = "") -> str:
+    """``<name>-<hash>``: the hash covers the requirements and ``salt`` (the base)."""
+    digest = hashlib.sha256((requirements_of(env_dir) + "\0" + salt).encode()).hexdigest()[:12]
+    return f"{env_dir.name}-{digest}"
+
+
+def build_venv(env_dir: Path, python: str = sys.executable) -> Path:
+    """The venv for ``env_dir``, built if missing. Returns its root.
+
+    Concurrent callers wait on a file lock; a build happens in a temporary folder
+    and is renamed into place only when complete, so an interrupted build leaves
+    nothing half-made behind.
+
+    Raises:
+        EnvironmentBuildError: pip failed; the message names the log file.
+    """
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=True
+    ).stdout
+    root = cache_dir("venvs")
+    key = env_key(env_dir, salt=python + version)
+    target = root / key
+    marker = target / ".rcb-complete"
+    if marker.is_file():
+        return target
+    log = root / f"{key}.log"
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file():
+            return target
+        staging = root / f".{key}.{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        requirements = staging.with_suffix(".txt")
+        requirements.write_text(requirements_of(env_dir), encoding="utf-8")
+        with open(log, "w") as out:
+            steps = [
+                [python, "-m", "venv", str(staging)],
+                [str(staging / "bin" / "python"), "-m", "pip", "install", "--no-input", "-r", str(requirements)],
+            ]
+            for step in steps:
+                out.write(f"$ {' '.join(step)}\n")
+                out.flush()
+                result = subprocess.run(step, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                if result.returncode != 0:
+                    shutil.rmtree(staging, ignore_errors=True)
+                    requirements.unlink(missing_ok=True)
+                    raise EnvironmentBuildError(
+                        f"environment '{env_dir.name}' failed to build ({env_dir / 'requirements.txt'}); see {log}"
+                    )
+        requirements.unlink(missing_ok=True)
+        (staging / ".rcb-complete").write_text(key + "\n")
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    return target

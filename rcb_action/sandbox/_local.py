@@ -1,0 +1,291 @@
+"""The local backend: bubblewrap when present, a plain subprocess otherwise.
+
+Under bubblewrap (as root) the code sees a read-only view of the system folders,
+the environment's venv and the Python it was made from, a private ``/tmp``, its
+own ``/proc`` and ``/dev``, no network, and its workspace. It runs as an
+unprivileged user (``setpriv``), so the process limit and file permissions bind:
+files the harness writes read-only (the tests) cannot be edited or deleted.
+Without bubblewrap the same rlimits apply and a loud warning is printed once.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from rcb_action.sandbox._base import TRUNCATION_MARKER, ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._envs import build_venv
+from rcb_action.tasks import Task
+
+# Only these variables reach sandboxed code; API keys and tokens never do.
+ENV_ALLOW = ("LANG", "LC_ALL", "TZ")
+SANDBOX_UID = 65534
+_warned_unconfined = False
+_warn_lock = threading.Lock()
+
+
+def _warn_unconfined(reason: str) -> None:
+    global _warned_unconfined
+    with _warn_lock:
+        if _warned_unconfined:
+            return
+        _warned_unconfined = True
+    bar = "!" * 78
+    print(
+        f"{bar}\nrcb WARNING: {reason}.\nModel-written code will run as a plain subprocess with rlimits only: "
+        "it can read your files and reach the network.\nInstall bubblewrap (apt-get install bubblewrap) "
+        f"or use --sandbox docker.\n{bar}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _drain(stream: object, sink: bytearray, limit: int, flags: dict[str, bool]) -> None:
+    """Read a pipe to its end, keeping at most ``limit`` bytes (the rest is discarded)."""
+    read = stream.read  # type: ignore[attr-defined]
+    while True:
+        chunk = read(65536)
+        if not chunk:
+            return
+        room = limit - len(sink)
+        if room > 0:
+            sink += chunk[:room]
+        if len(chunk) > room:
+            flags["truncated"] = True
+
+
+def _decode(buffer: bytearray, truncated: bool, limit: int) -> str:
+    text = buffer.decode("utf-8", "replace")
+    return text + TRUNCATION_MARKER.format(limit=limit) if truncated else text
+
+
+class LocalSandbox(Sandbox):
+    """A workspace folder on this machine; code runs under bubblewrap when available."""
+
+    def __init__(self, backend: LocalBackend, venv: Path, workspace: Path) -> None:
+        self.backend = backend
+        self.venv = venv
+        self.workspace = str(workspace)
+        self.python = str(venv / "bin" / "python")
+        self._procs: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
+
+    # files -------------------------------------------------------------
+    def _path(self, rel: str) -> Path:
+        path = (Path(self.workspace) / rel).resolve()
+        if not path.is_relative_to(Path(self.workspace).resolve()):
+            raise ValueError(f"path escapes the workspace: {rel}")
+        return path
+
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        for rel, data in files.items():
+            path = self._path(rel)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(0o666 if writable else 0o644)
+
+    def mkdir(self, path: str, *, writable: bool = True) -> None:
+        target = self._path(path)
+        target.mkdir(parents=True, exist_ok=True)
+        # Sticky and world-writable: the sandbox user may add files here but not
+        # rename or delete the harness's own (root-owned) files and folders.
+        target.chmod(0o1777 if writable else 0o755)
+
+    def read_file(self, path: str) -> bytes:
+        return self._path(path).read_bytes()
+
+    def remove(self, path: str) -> None:
+        target = self._path(path)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)
+
+    # exec --------------------------------------------------------------
+    def _limits(self, timeout_s: float) -> None:
+        limits = self.backend.limits
+        memory = limits.memory_mb * 1024 * 1024
+        cpu = int(timeout_s) + 5
+        for which, value in (
+            (resource.RLIMIT_AS, memory),
+            (resource.RLIMIT_CPU, cpu),
+            (resource.RLIMIT_FSIZE, limits.file_size_mb * 1024 * 1024),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_NPROC, limits.processes),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            resource.setrlimit(which, (value, value))
+
+    def _argv(self, argv: list[str], cwd: str, env: dict[str, str]) -> list[str]:
+        workdir = str(self._path(cwd))
+        if not self.backend.confined:
+            return argv
+        base = Path(sys.base_prefix).resolve()
+        cmd = [
+            self.backend.bwrap,
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+            "--die-with-parent", "--new-session",
+            "--ro-bind", "/usr", "/usr",
+            "--ro-bind", "/etc", "/etc",
+        ]  # fmt: skip
+        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
+            if os.path.islink(top):
+                cmd += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                cmd += ["--ro-bind", top, top]
+        # /tmp first: the venv or the workspace may live under it and are bound on top.
+        cmd += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        made: set[str] = {"/", "/tmp", "/usr"}
+        binds = [(str(base), "--ro-bind"), (str(self.venv.resolve()), "--ro-bind"), (self.workspace, "--bind")]
+        for path, how in binds:
+            if path.startswith("/usr/"):
+                continue
+            # bubblewrap makes missing parents 0700, which the sandbox user could not cross.
+            for parent in reversed(Path(path).parents):
+                if str(parent) not in made:
+                    made.add(str(parent))
+                    cmd += ["--perms", "0755", "--dir", str(parent)]
+            cmd += [how, path, path]
+        if str(self.venv.resolve()) != str(self.venv):
+            cmd += ["--symlink", str(self.venv.resolve()), str(self.venv)]
+        cmd += ["--chdir", workdir, "--clearenv"]
+        for key, value in env.items():
+            cmd += ["--setenv", key, value]
+        cmd += ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"]
+        cmd += ["--inh-caps=-all", "--bounding-set=-all", "--"]
+        return cmd + argv
+
+    def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout_s: float,
+        cwd: str = ".",
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
+    ) -> ExecResult:
+        full_env = {key: os.environ[key] for key in ENV_ALLOW if key in os.environ}
+        full_env.update(
+            {"PATH": f"{self.venv}/bin:/usr/bin:/bin", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
+        )
+        full_env.update(env or {})
+        limit = self.backend.limits.output_bytes
+        out, err = bytearray(), bytearray()
+        flags = {"truncated": False}
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            self._argv(argv, cwd, full_env),
+            cwd=str(self._path(cwd)),
+            env=full_env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=lambda: self._limits(timeout_s),
+        )
+        with self._lock:
+            self._procs.add(proc)
+        readers = [
+            threading.Thread(target=_drain, args=(proc.stdout, out, limit, flags), daemon=True),
+            threading.Thread(target=_drain, args=(proc.stderr, err, limit, flags), daemon=True),
+        ]
+        for reader in readers:
+            reader.start()
+        if stdin is not None and proc.stdin is not None:
+            try:
+                proc.stdin.write(stdin)
+                proc.stdin.close()
+            except OSError:
+                pass
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            # The whole tree goes, daemons included: under bubblewrap the pid
+            # namespace dies with its first process; without it, the group is killed.
+            _kill_group(proc)
+            proc.wait()
+            for reader in readers:
+                reader.join(timeout=5)
+            with self._lock:
+                self._procs.discard(proc)
+        return ExecResult(
+            returncode=proc.returncode,
+            stdout=_decode(out, flags["truncated"] and len(out) >= limit, limit),
+            stderr=_decode(err, flags["truncated"] and len(err) >= limit, limit),
+            duration_s=time.monotonic() - started,
+            timed_out=timed_out,
+            output_truncated=flags["truncated"],
+        )
+
+    def kill_all(self) -> None:
+        with self._lock:
+            procs = list(self._procs)
+        for proc in procs:
+            _kill_group(proc)
+
+    def cleanup(self) -> None:
+        self.kill_all()
+        shutil.rmtree(self.workspace, ignore_errors=True)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class LocalBackend(SandboxBackend):
+    """Sandboxes on this machine, one workspace folder per task."""
+
+    name = "local"
+
+    def __init__(self, limits: Limits | None = None, *, use_bwrap: bool | None = None) -> None:
+        self.limits = limits or Limits()
+        self.bwrap = shutil.which("bwrap") or ""
+        wanted = bool(self.bwrap) if use_bwrap is None else use_bwrap
+        self.confined = wanted and bool(self.bwrap) and os.geteuid() == 0 and bool(shutil.which("setpriv"))
+        if not self.confined:
+            why = "bubblewrap (bwrap) is not installed" if not self.bwrap else "bubblewrap needs root here"
+            if use_bwrap is False:
+                why = "bubblewrap was turned off"
+            _warn_unconfined(why)
+        self._sandboxes: set[LocalSandbox] = set()
+        self._lock = threading.Lock()
+        self._venvs: dict[Path, Path] = {}
+
+    def prepare(self, task: Task) -> None:
+        if task.env_dir not in self._venvs:
+            self._venvs[task.env_dir] = build_venv(task.env_dir)
+
+    def open(self, task: Task) -> LocalSandbox:
+        self.prepare(task)
+        workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
+        workspace.chmod(0o755)
+        sandbox = LocalSandbox(self, self._venvs[task.env_dir], workspace)
+        with self._lock:
+            self._sandboxes.add(sandbox)
+        return sandbox
+
+    def release(self, sandbox: Sandbox) -> None:
+        sandbox.cleanup()
+        with self._lock:
+            self._sandboxes.discard(sandbox)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        with self._lock:
+            sandboxes = list(self._sandboxes)
+            self._sandboxes.clear()
+        for sandbox in sandboxes:
+            sandbox.cleanup()

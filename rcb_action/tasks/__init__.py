@@ -1,0 +1,21 @@
+"""Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
+
+from rcb_action.tasks._loader import Task, find_tasks, load_task, load_tasks, resolve_tasks_dir
+from rcb_action.tasks._schema import PaperSource, SnippetConfig, TaskConfig
+from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
+
+__all__ = [
+    "AnnotatedFile",
+    "PaperSource",
+    "Snippet",
+    "SnippetConfig",
+    "TagError",
+    "Task",
+    "TaskConfig",
+    "code_lines",
+    "find_tasks",
+    "load_task",
+    "load_tasks",
+    "parse_tags",
+    "resolve_tasks_dir",
+]

@@ -1,0 +1,195 @@
+"""Load task folders into plain :class:`Task` objects."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from rcb_action.errors import TaskError
+from rcb_action.tasks._schema import TaskConfig, format_validation_error
+from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
+
+_IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+# Files in a task folder that describe the task and never enter a sandbox.
+_META_FILES = {"task.yaml", "paper.md", "expected.yaml", "rubric.yaml", "mutants.json"}
+# Derived files that do not change what is scored, so they leave the task hash alone.
+_UNHASHED = {"mutants.json"}
+
+
+@dataclass
+class Task:
+    """A loaded, checked task folder."""
+
+    config: TaskConfig
+    root: Path
+    files: dict[str, AnnotatedFile]
+    snippets: dict[str, Snippet]
+    sha: str
+    env_dir: Path
+    sandbox_files: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.config.id
+
+    def snippet_names(self) -> list[str]:
+        """Snippet names in file order, the order every report uses."""
+        return list(self.snippets)
+
+    def file_of(self, name: str) -> AnnotatedFile:
+        return self.files[self.snippets[name].path]
+
+    def weight(self, name: str) -> int:
+        snippet = self.snippets[name]
+        return snippet.weight(self.files[snippet.path].lines)
+
+    def reference_body(self, name: str) -> list[str]:
+        snippet = self.snippets[name]
+        return snippet.body(self.files[snippet.path].lines)
+
+    def tests_for(self, name: str) -> list[str]:
+        """The pytest selection that decides this snippet (the whole suite by default)."""
+        chosen = self.config.snippets.get(name)
+        return list(chosen.tests) if chosen else [self.config.tests_dir]
+
+    def paper_path(self) -> Path:
+        return self.root / "paper.md"
+
+
+def resolve_tasks_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The tasks folder: the argument, ``$RCB_TASKS_DIR``, ``./tasks`` or the checkout's."""
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get("RCB_TASKS_DIR")
+    if env:
+        return Path(env)
+    here = Path.cwd() / "tasks"
+    if here.is_dir():
+        return here
+    return Path(__file__).resolve().parents[2] / "tasks"
+
+
+def find_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Path]:
+    """Task folders under ``tasks_dir`` (``_``-prefixed folders are shared, not tasks)."""
+    if not tasks_dir.is_dir():
+        raise TaskError(f"{tasks_dir}: no such tasks folder (pass --tasks-dir or set RCB_TASKS_DIR)")
+    found = sorted(
+        p for p in tasks_dir.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")) and (p / "task.yaml").is_file()
+    )
+    if pattern:
+        found = [p for p in found if fnmatch.fnmatchcase(p.name, pattern)]
+    return found
+
+
+def load_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Task]:
+    """Load every task under ``tasks_dir`` whose id matches the glob ``pattern``.
+
+    Raises:
+        TaskError: on the first malformed task, naming its file and key.
+    """
+    return [load_task(path) for path in find_tasks(tasks_dir, pattern)]
+
+
+def _task_files(root: Path) -> list[str]:
+    out = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if path.is_file() and not (_IGNORED_PARTS & set(rel.parts)) and path.suffix != ".pyc":
+            out.append(rel.as_posix())
+    return sorted(out)
+
+
+def _read_config(root: Path) -> TaskConfig:
+    path = root / "task.yaml"
+    label = str(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TaskError(f"{label}: file not found") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise TaskError(f"{label}{where}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(raw, dict):
+        raise TaskError(f"{label}: expected a mapping of keys, got {type(raw).__name__}")
+    try:
+        config = TaskConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise TaskError(format_validation_error(label, exc)) from None
+    if config.id != root.name:
+        raise TaskError(f"{label}: key 'id': '{config.id}' must equal the folder name '{root.name}'")
+    return config
+
+
+def load_task(root: Path) -> Task:
+    """Load and check one task folder.
+
+    Raises:
+        TaskError: one line naming the file and key (or ``file:line``) to fix.
+    """
+    root = Path(root)
+    config = _read_config(root)
+    label = str(root / "task.yaml")
+    env_dir = root.parent / "_envs" / config.env
+    if not (env_dir / "requirements.txt").is_file():
+        raise TaskError(f"{label}: key 'env': {env_dir / 'requirements.txt'} not found")
+    for key in ("annotated", "context"):
+        for rel in getattr(config, key):
+            if not (root / rel).is_file():
+                raise TaskError(f"{label}: key '{key}': file '{rel}' not found in {root}")
+    if config.kind == "snippet":
+        if not config.annotated:
+            raise TaskError(f"{label}: key 'annotated': a snippet task needs at least one annotated file")
+        if not (root / config.tests_dir).is_dir():
+            raise TaskError(f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root}")
+        if config.paper.source == "local" and not (root / "paper.md").is_file():
+            raise TaskError(f"{root / 'paper.md'}: file not found (paper: {{source: local}} needs it)")
+
+    files: dict[str, AnnotatedFile] = {}
+    snippets: dict[str, Snippet] = {}
+    for rel in config.annotated:
+        text = (root / rel).read_text(encoding="utf-8")
+        try:
+            parsed = parse_tags(str(root / rel), text)
+        except TagError as exc:
+            raise TaskError(str(exc)) from None
+        parsed.path = rel
+        for snippet in parsed.snippets:
+            snippet.path = rel
+            if snippet.name in snippets:
+                other = snippets[snippet.name]
+                raise TaskError(
+                    f"{root / rel}:{snippet.start + 1}: duplicate snippet name \"{snippet.name}\" "
+                    f"(first used at {root / other.path}:{other.start + 1})"
+                )
+            snippets[snippet.name] = snippet
+        files[rel] = parsed
+    if config.kind == "snippet" and not snippets:
+        raise TaskError(f"{label}: key 'annotated': no paper2code snippets found in {config.annotated}")
+    for name in config.snippets:
+        if name not in snippets:
+            raise TaskError(f"{label}: key 'snippets.{name}': no snippet of that name in the annotated files")
+
+    all_files = _task_files(root)
+    digest = hashlib.sha256()
+    for rel in all_files:
+        if rel in _UNHASHED:
+            continue
+        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
+    digest.update(b"env\0" + (env_dir / "requirements.txt").read_bytes())
+    sandbox_files = [rel for rel in all_files if rel not in _META_FILES]
+    return Task(
+        config=config,
+        root=root,
+        files=files,
+        snippets=snippets,
+        sha=digest.hexdigest()[:16],
+        env_dir=env_dir,
+        sandbox_files=sandbox_files,
+    )

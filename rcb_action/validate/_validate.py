@@ -1,0 +1,137 @@
+"""``rcb validate``: a task is valid when it loads, its reference passes every
+snippet's tests, the ``null`` body fails every snippet, and its suite is quick."""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rcb_action.errors import TaskError
+from rcb_action.runner._expected import expected_ids, selection_key
+from rcb_action.runner._score import score_code
+from rcb_action.sandbox import SandboxBackend
+from rcb_action.tasks import Task, load_task
+
+# A paper's whole suite should run in this many seconds on one core (the reference run).
+SUITE_BUDGET_S = 30.0
+_LOCATED = re.compile(r"^(?P<path>[^:]+?)(?::(?P<line>\d+))?: (?P<message>.*)$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing to fix, located as precisely as it can be."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class TaskCheck:
+    """The outcome of validating one task folder."""
+
+    root: Path
+    task: Task | None = None
+    problems: list[Problem] = field(default_factory=list)
+    reference_seconds: float = 0.0
+    null_passed: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def problem_from_error(text: str) -> Problem:
+    match = _LOCATED.match(text)
+    if not match:
+        return Problem(path="", line=None, message=text)
+    line = match["line"]
+    return Problem(path=match["path"], line=int(line) if line else None, message=match["message"])
+
+
+def check_task(root: Path, backend: SandboxBackend) -> TaskCheck:
+    """Load ``root`` and check it in ``backend``'s sandbox. Never raises for a task's fault."""
+    check = TaskCheck(root=root)
+    try:
+        task = load_task(root)
+    except TaskError as exc:
+        check.problems.append(problem_from_error(str(exc)))
+        return check
+    check.task = task
+    if task.config.kind != "snippet":
+        return check
+    reason = backend.skip_reason(task)
+    if reason:
+        check.extra["skipped"] = reason
+        return check
+    yaml_path = str(root / "task.yaml")
+    sandbox = backend.open(task)
+    try:
+        started = time.monotonic()
+        expected = expected_ids(task, sandbox)
+        check.reference_seconds = expected.seconds or time.monotonic() - started
+        for name in task.snippet_names():
+            key = selection_key(task.tests_for(name))
+            snippet = task.snippets[name]
+            where = str(root / snippet.path)
+            if key in expected.errors:
+                check.problems.append(
+                    Problem(yaml_path, None, f"snippet '{name}': the reference fails its tests: {expected.errors[key]}")
+                )
+                continue
+            if name not in task.config.snippets:
+                check.warnings.append(
+                    Problem(yaml_path, None, f"key 'snippets.{name}': no tests selected; the whole suite decides")
+                )
+            _, run = score_code(sandbox, task, name, "pass", expected.ids[key])
+            if run.passed:
+                check.null_passed.append(name)
+                check.problems.append(
+                    Problem(
+                        where,
+                        snippet.start + 1,
+                        f"snippet '{name}': the null body passes its tests, so they do not check it",
+                    )
+                )
+        if check.reference_seconds > min(SUITE_BUDGET_S, float(task.config.timeout_s)):
+            check.problems.append(
+                Problem(
+                    yaml_path,
+                    None,
+                    f"the reference suite took {check.reference_seconds:.1f} s; keep it under "
+                    f"{min(SUITE_BUDGET_S, float(task.config.timeout_s)):.0f} s",
+                )
+            )
+    finally:
+        backend.release(sandbox)
+    return check
+
+
+def validate_tasks(roots: list[Path], backend: SandboxBackend, *, quiet: bool = False) -> list[TaskCheck]:
+    """Check every task folder; prints one line per task and one per problem."""
+    checks = []
+    for root in roots:
+        check = check_task(root, backend)
+        checks.append(check)
+        if quiet:
+            continue
+        for warning in check.warnings:
+            print(f"  warning: {warning}", file=sys.stderr)
+        if check.ok:
+            extra = f", skipped: {check.extra['skipped']}" if "skipped" in check.extra else ""
+            snippets = len(check.task.snippets) if check.task else 0
+            print(f"ok    {root.name}: {snippets} snippets, reference {check.reference_seconds:.1f} s{extra}", file=sys.stderr)
+        else:
+            print(f"FAIL  {root.name}: {len(check.problems)} problem(s)", file=sys.stderr)
+            for problem in check.problems:
+                print(f"  {problem}")
+    return checks
