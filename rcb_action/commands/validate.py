@@ -18,6 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "the exit status is 1 when any task has a problem.",
     )
     parser.add_argument("paths", nargs="*", type=Path, metavar="TASK_DIR", help="task folders or a tasks folder")
+    parser.add_argument(
+        "--mutants",
+        action="store_true",
+        help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one",
+    )
+    parser.add_argument("--workers", type=int, default=1, metavar="N", help="mutant runs in parallel (default 1)")
     add_sandbox(parser)
     add_tasks_dir(parser)
     parser.set_defaults(handler=run)
@@ -48,9 +54,13 @@ def run(args: argparse.Namespace) -> int:
     roots = task_roots(args.paths, args.tasks_dir)
     backend = get_backend(args.sandbox)
     try:
-        checks = validate_tasks(roots, backend)
+        checks = validate_tasks(roots, backend, mutants=args.mutants, workers=args.workers)
     finally:
         backend.close()
     bad = [c for c in checks if not c.ok]
     print(f"rcb: {len(checks) - len(bad)} of {len(checks)} task(s) valid")
+    if args.mutants:
+        killed = sum(m.killed for c in checks for m in c.mutants.values())
+        total = sum(m.total for c in checks for m in c.mutants.values())
+        print(f"rcb: mutants killed {killed} of {total} ({100 * killed / max(total, 1):.1f}%)")
     return 1 if bad else 0

@@ -14,6 +14,7 @@ from rcb_action.runner._expected import expected_ids, selection_key
 from rcb_action.runner._score import score_code
 from rcb_action.sandbox import SandboxBackend
 from rcb_action.tasks import Task, load_task
+from rcb_action.validate._mutants import SnippetMutants, mutate_task, write_mutants_file
 
 # A paper's whole suite should run in this many seconds on one core (the reference run).
 SUITE_BUDGET_S = 30.0
@@ -43,6 +44,7 @@ class TaskCheck:
     reference_seconds: float = 0.0
     null_passed: list[str] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
+    mutants: dict[str, SnippetMutants] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -58,8 +60,12 @@ def problem_from_error(text: str) -> Problem:
     return Problem(path=match["path"], line=int(line) if line else None, message=match["message"])
 
 
-def check_task(root: Path, backend: SandboxBackend) -> TaskCheck:
-    """Load ``root`` and check it in ``backend``'s sandbox. Never raises for a task's fault."""
+def check_task(root: Path, backend: SandboxBackend, *, mutants: bool = False, workers: int = 1) -> TaskCheck:
+    """Load ``root`` and check it in ``backend``'s sandbox. Never raises for a task's fault.
+
+    With ``mutants``, also mutation-test every snippet (see :mod:`._mutants`), store
+    the kills in the task's ``mutants.json`` and flag snippets that kill none.
+    """
     check = TaskCheck(root=root)
     try:
         task = load_task(root)
@@ -102,6 +108,20 @@ def check_task(root: Path, backend: SandboxBackend) -> TaskCheck:
                         f"snippet '{name}': the null body passes its tests, so they do not check it",
                     )
                 )
+        if mutants and not check.problems:
+            results = mutate_task(task, sandbox, expected, workers=workers)
+            write_mutants_file(task, results)
+            check.mutants = results
+            for name, entry in results.items():
+                if entry.killed == 0:
+                    snippet = task.snippets[name]
+                    check.problems.append(
+                        Problem(
+                            str(root / snippet.path),
+                            snippet.start + 1,
+                            f"snippet '{name}': its tests kill none of its {entry.total} mutants",
+                        )
+                    )
         if check.reference_seconds > min(SUITE_BUDGET_S, float(task.config.timeout_s)):
             check.problems.append(
                 Problem(
@@ -116,11 +136,13 @@ def check_task(root: Path, backend: SandboxBackend) -> TaskCheck:
     return check
 
 
-def validate_tasks(roots: list[Path], backend: SandboxBackend, *, quiet: bool = False) -> list[TaskCheck]:
+def validate_tasks(
+    roots: list[Path], backend: SandboxBackend, *, mutants: bool = False, workers: int = 1, quiet: bool = False
+) -> list[TaskCheck]:
     """Check every task folder; prints one line per task and one per problem."""
     checks = []
     for root in roots:
-        check = check_task(root, backend)
+        check = check_task(root, backend, mutants=mutants, workers=workers)
         checks.append(check)
         if quiet:
             continue
@@ -129,6 +151,10 @@ def validate_tasks(roots: list[Path], backend: SandboxBackend, *, quiet: bool = 
         if check.ok:
             extra = f", skipped: {check.extra['skipped']}" if "skipped" in check.extra else ""
             snippets = len(check.task.snippets) if check.task else 0
+            if check.mutants:
+                killed = sum(m.killed for m in check.mutants.values())
+                total = sum(m.total for m in check.mutants.values())
+                extra += f", mutants killed {killed}/{total} ({100 * killed / max(total, 1):.0f}%)"
             print(f"ok    {root.name}: {snippets} snippets, reference {check.reference_seconds:.1f} s{extra}", file=sys.stderr)
         else:
             print(f"FAIL  {root.name}: {len(check.problems)} problem(s)", file=sys.stderr)

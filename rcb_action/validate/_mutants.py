@@ -1,0 +1,223 @@
+"""Mutation testing of snippet tests: do they catch small, plausible mistakes?
+
+Each snippet's reference body is parsed and mutated one site at a time: an
+operator flipped, a statement dropped, a constant changed, two arguments
+swapped, a unary minus removed, ``min``/``max`` exchanged. A mutant is killed
+when the snippet's tests fail on it. Every snippet must kill at least one.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import textwrap
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rcb_action.runner._expected import Expected, selection_key
+from rcb_action.runner._score import score_code
+from rcb_action.sandbox import Sandbox
+from rcb_action.tasks import Task
+
+MAX_MUTANTS_PER_SNIPPET = 12
+MUTANTS_FILE = "mutants.json"
+
+_BINOP_SWAP: dict[type, type] = {
+    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult, ast.Pow: ast.Mult, ast.Mod: ast.Mult, ast.MatMult: ast.Mult,
+}  # fmt: skip
+_CMP_SWAP: dict[type, type] = {
+    ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}  # fmt: skip
+_BOOL_SWAP: dict[type, type] = {ast.And: ast.Or, ast.Or: ast.And}
+_NAME_SWAP = {"min": "max", "max": "min", "minimum": "maximum", "maximum": "minimum"}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    kind: str
+    line: int
+    code: str
+
+
+@dataclass
+class SnippetMutants:
+    snippet: str
+    total: int = 0
+    killed: int = 0
+    survivors: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def kill_rate(self) -> float | None:
+        return None if self.total == 0 else self.killed / self.total
+
+
+Site = tuple[str, int, object]
+
+
+def _sites(tree: ast.AST) -> Iterator[Site]:
+    """Mutation sites: (kind, line, node), or for a dropped statement (kind, line,
+    (parent, field, index)). Walking two equal trees gives the sites in the same order."""
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAP:
+            yield "operator", line, node
+        elif isinstance(node, ast.AugAssign) and type(node.op) in _BINOP_SWAP:
+            yield "operator", line, node
+        elif isinstance(node, ast.Compare) and type(node.ops[0]) in _CMP_SWAP:
+            yield "comparison", line, node
+        elif isinstance(node, ast.BoolOp) and type(node.op) in _BOOL_SWAP:
+            yield "boolean", line, node
+        elif isinstance(node, ast.Constant) and type(node.value) in (int, float) and not isinstance(node.value, bool):
+            yield "constant", line, node
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            yield "negation", line, node
+        elif isinstance(node, ast.Call) and len(node.args) >= 2:
+            yield "swap-arguments", line, node
+        elif isinstance(node, ast.Name) and node.id in _NAME_SWAP:
+            yield "min-max", line, node
+        elif isinstance(node, ast.Attribute) and node.attr in _NAME_SWAP:
+            yield "min-max", line, node
+    for parent in ast.walk(tree):
+        for name in ("body", "orelse"):
+            block = getattr(parent, name, None)
+            if isinstance(block, list):
+                for index, stmt in enumerate(block):
+                    if isinstance(stmt, ast.stmt) and not isinstance(stmt, ast.Pass):
+                        yield "drop-statement", stmt.lineno, (parent, name, index)
+
+
+def _apply(kind: str, node: Any) -> bool:
+    """Mutate ``node`` in place; False when the mutation does not apply."""
+    if kind == "operator":
+        node.op = _BINOP_SWAP[type(node.op)]()
+    elif kind == "comparison":
+        node.ops[0] = _CMP_SWAP[type(node.ops[0])]()
+    elif kind == "boolean":
+        node.op = _BOOL_SWAP[type(node.op)]()
+    elif kind == "constant":
+        value = node.value
+        node.value = 1 if value == 0 else (value * 2 if isinstance(value, float) else value + 1)
+    elif kind == "negation":
+        return False  # handled by the parent replacement in _mutate
+    elif kind == "swap-arguments":
+        args = node.args
+        if ast.dump(args[0]) == ast.dump(args[1]):
+            return False
+        args[0], args[1] = args[1], args[0]
+    elif kind == "min-max":
+        if isinstance(node, ast.Name):
+            node.id = _NAME_SWAP[node.id]
+        else:
+            node.attr = _NAME_SWAP[node.attr]
+    return True
+
+
+class _DropUnary(ast.NodeTransformer):
+    def __init__(self, target: object) -> None:
+        self.target = target
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        if node is self.target:
+            return node.operand
+        self.generic_visit(node)
+        return node
+
+
+def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mutant]:
+    """Distinct mutants of a snippet body (dedented code), spread over its sites."""
+    source = textwrap.dedent(body)
+    try:
+        original = ast.parse(source)
+    except SyntaxError:
+        return []
+    baseline = ast.unparse(original)
+    sites = list(_sites(original))
+    found: list[Mutant] = []
+    seen = {baseline}
+    for index, (kind, line, _) in enumerate(sites):
+        tree = copy.deepcopy(original)
+        node = list(_sites(tree))[index][2]
+        if kind == "drop-statement":
+            parent, name, position = node  # type: ignore[misc]
+            getattr(parent, name)[position] = ast.Pass()
+        elif kind == "negation":
+            tree = _DropUnary(node).visit(tree)
+        elif not _apply(kind, node):
+            continue
+        try:
+            code = ast.unparse(ast.fix_missing_locations(tree))
+        except Exception:
+            continue
+        if code in seen:
+            continue
+        seen.add(code)
+        found.append(Mutant(kind=kind, line=line, code=code + "\n"))
+    if len(found) <= limit:
+        return found
+    # Spread the kept mutants over the kinds, then over the body, deterministically.
+    by_kind: dict[str, list[Mutant]] = {}
+    for mutant in found:
+        by_kind.setdefault(mutant.kind, []).append(mutant)
+    chosen: list[Mutant] = []
+    while len(chosen) < limit:
+        for kind in sorted(by_kind):
+            bucket = by_kind[kind]
+            if bucket and len(chosen) < limit:
+                chosen.append(bucket.pop(len(bucket) // 2))
+    return sorted(chosen, key=lambda m: (m.line, m.kind, m.code))
+
+
+def mutate_task(
+    task: Task, sandbox: Sandbox, expected: Expected, *, workers: int = 1, limit: int = MAX_MUTANTS_PER_SNIPPET
+) -> dict[str, SnippetMutants]:
+    """Run every snippet's mutants against its tests."""
+    jobs: list[tuple[str, Mutant]] = []
+    results = {name: SnippetMutants(snippet=name) for name in task.snippet_names()}
+    for name in task.snippet_names():
+        key = selection_key(task.tests_for(name))
+        if key not in expected.ids:
+            continue
+        for mutant in generate_mutants("".join(task.reference_body(name)), limit):
+            jobs.append((name, mutant))
+
+    def run(job: tuple[str, Mutant]) -> tuple[str, Mutant, bool]:
+        name, mutant = job
+        ids = expected.ids[selection_key(task.tests_for(name))]
+        _, outcome = score_code(sandbox, task, name, mutant.code, ids)
+        return name, mutant, not outcome.passed
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for name, mutant, killed in pool.map(run, jobs):
+            entry = results[name]
+            entry.total += 1
+            if killed:
+                entry.killed += 1
+            else:
+                entry.survivors.append({"kind": mutant.kind, "line": mutant.line, "code": mutant.code})
+    return results
+
+
+def write_mutants_file(task: Task, results: dict[str, SnippetMutants]) -> Path:
+    """``tasks/<id>/mutants.json``: per snippet kills, keyed by the task hash it was measured on."""
+    path = task.root / MUTANTS_FILE
+    data = {
+        "task_sha": task.sha,
+        "snippets": {name: asdict(entry) | {"kill_rate": entry.kill_rate} for name, entry in results.items()},
+    }
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return path
+
+
+def read_mutants_file(task: Task) -> dict[str, object] | None:
+    """The stored mutant results, or None when absent or measured on another version of the task."""
+    path = task.root / MUTANTS_FILE
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if data.get("task_sha") == task.sha else None
