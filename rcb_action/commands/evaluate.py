@@ -12,7 +12,7 @@ ORDER = 10
 DEFAULT_MODELS = ["reference", "null"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score models on the snippet track",
@@ -23,27 +23,60 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "made elsewhere), or any litellm name such as openai/gpt-4o (its key from the usual environment "
         f"variable). With no --model: {' and '.join(DEFAULT_MODELS)}.",
     )
-    parser.add_argument("--model", action="append", default=[], metavar="M", help="model to score (repeatable)")
-    parser.add_argument("--tasks", default=None, metavar="GLOB", help="only tasks whose id matches, e.g. 'dyt' or 'ad*'")
-    parser.add_argument("--samples", type=int, default=1, metavar="N", help="samples per snippet (default 1)")
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="M", help="model to score (repeatable)"
+    )
+    parser.add_argument(
+        "--tasks",
+        default=None,
+        metavar="GLOB",
+        help="only tasks whose id matches, e.g. 'dyt' or 'ad*'",
+    )
+    parser.add_argument(
+        "--samples", type=int, default=1, metavar="N", help="samples per snippet (default 1)"
+    )
     paper = parser.add_mutually_exclusive_group()
     paper.add_argument(
-        "--paper", choices=["with", "without", "both"], default="with", help="give the paper, not, or both (ablation)"
+        "--paper",
+        choices=["with", "without", "both"],
+        default="with",
+        help="give the paper, not, or both (ablation)",
     )
-    paper.add_argument("--no-paper", dest="paper", action="store_const", const="without", help="same as --paper without")
+    paper.add_argument(
+        "--no-paper",
+        dest="paper",
+        action="store_const",
+        const="without",
+        help="same as --paper without",
+    )
     parser.add_argument(
         "--workers", type=int, default=min(os.cpu_count() or 1, 8), metavar="N",
         help="attempts in flight at once (model calls and test runs overlap; default: CPU count)",
     )  # fmt: skip
     add_sandbox(parser)
-    parser.add_argument("--out", type=Path, default=Path("results"), metavar="DIR", help="results folder (default results/)")
-    parser.add_argument("--shard", default=None, metavar="I/N", help="run only shard I of N (1-based); merge with rcb merge")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results"),
+        metavar="DIR",
+        help="results folder (default results/)",
+    )
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only shard I of N (1-based); merge with rcb merge",
+    )
     parser.add_argument(
         "--fail-under", type=float, default=None, metavar="X",
         help="exit 1 if any model's scaled pass@1 is below X (percent)",
     )  # fmt: skip
-    parser.add_argument("--memory-mb", type=int, default=4096, metavar="MB", help="memory limit per test run")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    parser.add_argument(
+        "--memory-mb", type=int, default=4096, metavar="MB", help="memory limit per test run"
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar or progress lines"
+    )
     add_tasks_dir(parser)
     add_registry(parser)
     parser.set_defaults(handler=run)

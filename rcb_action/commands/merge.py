@@ -9,7 +9,7 @@ from pathlib import Path
 ORDER = 40
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "merge",
         help="merge results folders (shards) into one",
@@ -25,5 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from rcb_action.results import merge_stores
 
     count = merge_stores(args.dirs, args.out)
-    print(f"rcb: merged {count} records from {len(args.dirs)} folder(s) into {args.out}", file=sys.stderr)
+    print(
+        f"rcb: merged {count} records from {len(args.dirs)} folder(s) into {args.out}",
+        file=sys.stderr,
+    )
     return 0

@@ -10,7 +10,7 @@ from rcb_action.commands._common import add_tasks_dir
 ORDER = 30
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "prompt",
         help="print the exact prompt for one snippet",
@@ -21,7 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("snippet", metavar="SNIPPET_NAME")
     parser.add_argument("--no-paper", action="store_true", help="the no-paper ablation's prompt")
     parser.add_argument(
-        "--context-window", type=int, default=None, metavar="TOKENS", help="cut the paper to fit this window"
+        "--context-window",
+        type=int,
+        default=None,
+        metavar="TOKENS",
+        help="cut the paper to fit this window",
     )
     add_tasks_dir(parser)
     parser.set_defaults(handler=run)
@@ -38,9 +42,15 @@ def run(args: argparse.Namespace) -> int:
     task = load_task(root)
     if args.snippet not in task.snippets:
         names = ", ".join(f'"{n}"' for n in task.snippet_names())
-        raise RcbError(f"task {task.id} has no snippet \"{args.snippet}\"; its snippets: {names}")
-    prompt = build_prompt(task, args.snippet, paper=not args.no_paper, context_window=args.context_window)
+        raise RcbError(f'task {task.id} has no snippet "{args.snippet}"; its snippets: {names}')
+    prompt = build_prompt(
+        task, args.snippet, paper=not args.no_paper, context_window=args.context_window
+    )
     sys.stdout.write(prompt.text)
-    note = f", paper cut to {prompt.paper_chars_kept} of {prompt.paper_chars} chars" if prompt.paper_truncated else ""
+    note = (
+        f", paper cut to {prompt.paper_chars_kept} of {prompt.paper_chars} chars"
+        if prompt.paper_truncated
+        else ""
+    )
     print(f"prompt_sha {prompt.sha} ({len(prompt.text)} chars{note})", file=sys.stderr)
     return 0

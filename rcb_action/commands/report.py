@@ -11,17 +11,25 @@ from rcb_action.commands._common import add_registry
 ORDER = 20
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
         help="print (and write) the report of a results folder",
         description="Scaled pass@1 with a 95%% bootstrap CI, the unweighted pass rate, per-task scores, "
         "failure classes and the post-cutoff subset, for every model in the results.",
     )
-    parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="results folder(s) of rcb evaluate")
-    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the report as JSON")
-    parser.add_argument("--markdown", type=Path, default=None, metavar="FILE", help="write the report as Markdown")
-    parser.add_argument("--model", action="append", default=[], metavar="M", help="only these models (repeatable)")
+    parser.add_argument(
+        "dirs", nargs="+", type=Path, metavar="DIR", help="results folder(s) of rcb evaluate"
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, metavar="FILE", help="write the report as JSON"
+    )
+    parser.add_argument(
+        "--markdown", type=Path, default=None, metavar="FILE", help="write the report as Markdown"
+    )
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="M", help="only these models (repeatable)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing; only write the files")
     add_registry(parser)
     parser.set_defaults(handler=run)
@@ -37,11 +45,15 @@ def run(args: argparse.Namespace) -> int:
     for directory in args.dirs:
         path = directory / RESULTS_FILE
         if not path.is_file():
-            raise RcbError(f"{directory}: no {RESULTS_FILE} here (give the --out folder of rcb evaluate)")
+            raise RcbError(
+                f"{directory}: no {RESULTS_FILE} here (give the --out folder of rcb evaluate)"
+            )
         records += read_records(path)
     if args.model:
         records = [r for r in records if r.model in args.model]
-    report = build_report(records, load_registry(args.registry), source=", ".join(map(str, args.dirs)))
+    report = build_report(
+        records, load_registry(args.registry), source=", ".join(map(str, args.dirs))
+    )
     if not args.quiet:
         print_report(report)
     if args.json:

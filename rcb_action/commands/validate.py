@@ -10,20 +10,24 @@ from rcb_action.commands._common import add_sandbox, add_tasks_dir
 ORDER = 50
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check tasks: schema, tags, reference passes, null fails, timing",
         description="Check task folders (all of them by default). Problems print as file:line: message; "
         "the exit status is 1 when any task has a problem.",
     )
-    parser.add_argument("paths", nargs="*", type=Path, metavar="TASK_DIR", help="task folders or a tasks folder")
+    parser.add_argument(
+        "paths", nargs="*", type=Path, metavar="TASK_DIR", help="task folders or a tasks folder"
+    )
     parser.add_argument(
         "--mutants",
         action="store_true",
         help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one",
     )
-    parser.add_argument("--workers", type=int, default=1, metavar="N", help="mutant runs in parallel (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="mutant runs in parallel (default 1)"
+    )
     add_sandbox(parser)
     add_tasks_dir(parser)
     parser.set_defaults(handler=run)

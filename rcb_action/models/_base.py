@@ -49,6 +49,7 @@ class Model(ABC):
 
     def check(self) -> None:
         """Raise :class:`~rcb_action.errors.RcbError` if the model cannot be used (e.g. a missing key)."""
+        return None
 
     @abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:

@@ -61,9 +61,9 @@ class ReplayModel(Model):
                 raise RcbError(f"{where}: not valid JSON ({exc.msg})") from None
             if not isinstance(row, dict):
                 raise RcbError(f"{where}: expected a JSON object")
-            for key in ("task", "snippet", "completion"):
-                if not isinstance(row.get(key), str):
-                    raise RcbError(f"{where}: field '{key}' must be a string")
+            for field in ("task", "snippet", "completion"):
+                if not isinstance(row.get(field), str):
+                    raise RcbError(f"{where}: field '{field}' must be a string")
             sample = row.get("sample", 0)
             if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
                 raise RcbError(f"{where}: field 'sample' must be a non-negative integer")
@@ -72,11 +72,15 @@ class ReplayModel(Model):
                 raise RcbError(f"{where}: unknown field '{sorted(unknown)[0]}'")
             key = (row["task"], row["snippet"], sample)
             if key in self._answers:
-                raise RcbError(f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {sample}")
+                raise RcbError(
+                    f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {sample}"
+                )
             self._answers[key] = row["completion"]
             if isinstance(row.get("model"), str):
                 names.add(row["model"])
         self.name = names.pop() if len(names) == 1 else f"replay:{path.stem}"
 
     def complete(self, request: CompletionRequest) -> Completion:
-        return Completion(text=self._answers.get((request.task.id, request.snippet, request.sample), ""))
+        return Completion(
+            text=self._answers.get((request.task.id, request.snippet, request.sample), "")
+        )

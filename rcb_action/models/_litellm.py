@@ -113,7 +113,10 @@ class LiteLLMModel(Model):
     def _cost(self, litellm: Any, response: Any, tokens_in: int, tokens_out: int) -> float:
         cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
         if cost is None and self.info and self.info.input_cost_per_mtok is not None:
-            cost = (tokens_in * self.info.input_cost_per_mtok + tokens_out * (self.info.output_cost_per_mtok or 0)) / 1e6
+            cost = (
+                tokens_in * self.info.input_cost_per_mtok
+                + tokens_out * (self.info.output_cost_per_mtok or 0)
+            ) / 1e6
         if cost is None:
             try:
                 cost = litellm.completion_cost(completion_response=response)
@@ -134,7 +137,9 @@ class LiteLLMModel(Model):
             started = time.monotonic()
             try:
                 with self._slots:
-                    response = litellm.completion(model=self.litellm_name, messages=messages, **kwargs)
+                    response = litellm.completion(
+                        model=self.litellm_name, messages=messages, **kwargs
+                    )
             except retryable as exc:
                 last_error = exc
                 self.retries += 1

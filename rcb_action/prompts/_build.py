@@ -99,7 +99,9 @@ def _assemble(task: Task, snippet_name: str, paper: str | None, paper_note: str)
     snippet = task.snippets[snippet_name]
     parts = [_INSTRUCTIONS.format(placeholder=PLACEHOLDER.format(name=snippet_name))]
     if paper is not None:
-        parts.append(f"## The paper: {task.config.title} (arXiv {task.config.arxiv})\n\n{paper}{paper_note}")
+        parts.append(
+            f"## The paper: {task.config.title} (arXiv {task.config.arxiv})\n\n{paper}{paper_note}"
+        )
     shown = [rel for rel in task.config.context if rel != snippet.path]
     shown += [rel for rel in task.config.annotated if rel != snippet.path and rel not in shown]
     if shown:
@@ -147,7 +149,10 @@ def build_prompt(
     text = _assemble(task, snippet_name, full, "")
     kept = len(full) if full is not None else 0
     if full is not None and context_window:
-        budget = max(context_window - min(reserved_output_tokens, context_window // 4), 0) * CHARS_PER_TOKEN
+        budget = (
+            max(context_window - min(reserved_output_tokens, context_window // 4), 0)
+            * CHARS_PER_TOKEN
+        )
         if len(text) > budget:
             note_template = (
                 "\n[rcb: the paper was cut to {kept} of {total} characters to fit the "

@@ -36,7 +36,7 @@ def paper_text(task: Task) -> str:
         return cached.read_text(encoding="utf-8")
     try:
         url = f"https://arxiv.org/html/{task.config.arxiv}"
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - fixed https URL
+        with urllib.request.urlopen(url, timeout=30) as response:
             text = _html_to_text(response.read().decode("utf-8", "replace"))
         cached.write_text(text, encoding="utf-8")
         return text

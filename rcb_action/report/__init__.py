@@ -3,4 +3,11 @@
 from rcb_action.report._build import build_report, outcomes_of, post_cutoff, summarize
 from rcb_action.report._render import print_report, render_markdown
 
-__all__ = ["build_report", "outcomes_of", "post_cutoff", "print_report", "render_markdown", "summarize"]
+__all__ = [
+    "build_report",
+    "outcomes_of",
+    "post_cutoff",
+    "print_report",
+    "render_markdown",
+    "summarize",
+]

@@ -67,7 +67,9 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
         "pass_at_k": {},
         "tasks": {t: {k: _round(v) for k, v in s.items()} for t, s in per_task(outcomes).items()},
         "failure_classes": dict(
-            sorted(Counter(r.failure_class or "unknown" for r in primary if r.status == "fail").items())
+            sorted(
+                Counter(r.failure_class or "unknown" for r in primary if r.status == "fail").items()
+            )
         ),
         "harness_errors": sum(1 for r in primary if r.status == "harness_error"),
         "skipped": sum(1 for r in primary if r.status == "skipped"),
@@ -92,7 +94,9 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
     return entry
 
 
-def build_report(records: Sequence[Record], registry: Registry, *, source: str = "") -> dict[str, Any]:
+def build_report(
+    records: Sequence[Record], registry: Registry, *, source: str = ""
+) -> dict[str, Any]:
     """The report as plain data (what ``--json`` writes).
 
     Per model: scaled pass@1 with its 95% bootstrap interval, the unweighted pass
@@ -126,7 +130,9 @@ def build_report(records: Sequence[Record], registry: Registry, *, source: str =
         top = ranked[0]
         top_outcomes = outcomes_of(r for r in by_model[top] if r.paper and r.agent_turns == 0)
         for other in ranked[1:]:
-            other_outcomes = outcomes_of(r for r in by_model[other] if r.paper and r.agent_turns == 0)
+            other_outcomes = outcomes_of(
+                r for r in by_model[other] if r.paper and r.agent_turns == 0
+            )
             paired = paired_bootstrap(top_outcomes, other_outcomes)
             if paired:
                 comparisons.append({"a": top, "b": other, **paired})

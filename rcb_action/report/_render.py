@@ -18,7 +18,9 @@ def _ci(entry: dict[str, Any]) -> str:
 
 
 def _ranked(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return sorted(report["models"].items(), key=lambda kv: (-(kv[1]["scaled_pass_at_1"] or -1), kv[0]))
+    return sorted(
+        report["models"].items(), key=lambda kv: (-(kv[1]["scaled_pass_at_1"] or -1), kv[0])
+    )
 
 
 def _post(entry: dict[str, Any]) -> str:
@@ -79,10 +81,16 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             cells = []
             for name in models:
                 score = report["models"][name]["tasks"].get(task)
-                cells.append("-" if not score else f"{_pct(score['scaled_pass_at_1'])} / {_pct(score['pass_rate'])}")
+                cells.append(
+                    "-"
+                    if not score
+                    else f"{_pct(score['scaled_pass_at_1'])} / {_pct(score['pass_rate'])}"
+                )
             per_task.add_row(task, *cells)
         per_task.add_row(
-            "macro mean", *[_pct(report["models"][n]["macro_task_mean"]) for n in models], style="bold"
+            "macro mean",
+            *[_pct(report["models"][n]["macro_task_mean"]) for n in models],
+            style="bold",
         )
         console.print(per_task)
 
@@ -107,9 +115,12 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
     common = report.get("common_post_cutoff")
     if common:
         parts = [
-            f"{n} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)" for n, s in sorted(common["models"].items())
+            f"{n} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)"
+            for n, s in sorted(common["models"].items())
         ]
-        console.print(f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts))
+        console.print(
+            f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts)
+        )
     for comparison in report.get("comparisons", []):
         console.print(
             f"{comparison['a']} - {comparison['b']}: {comparison['difference']:+.1f} points "
@@ -137,11 +148,16 @@ def render_markdown(report: dict[str, Any]) -> str:
                 score = report["models"][name]["tasks"].get(task)
                 row.append("-" if not score else _pct(score["scaled_pass_at_1"]))
             rows.append(row)
-        rows.append(["**macro mean**", *[_pct(report["models"][n]["macro_task_mean"]) for n in models]])
+        rows.append(
+            ["**macro mean**", *[_pct(report["models"][n]["macro_task_mean"]) for n in models]]
+        )
         parts += ["### Per task (scaled pass@1)", "", _md_table(["Task", *models], rows), ""]
     classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
     if classes:
-        rows = [[n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]] for n in models]
+        rows = [
+            [n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
+            for n in models
+        ]
         parts += ["### Failure classes", "", _md_table(["Model", *classes], rows), ""]
     parts.append(
         "Scaled pass@1 weights each snippet by its code lines (ResearchCodeBench's formula); "

@@ -109,7 +109,9 @@ class ResultStore:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise RcbError(f"--out {directory}: cannot create the results folder ({exc.strerror})") from None
+            raise RcbError(
+                f"--out {directory}: cannot create the results folder ({exc.strerror})"
+            ) from None
         self.path = self.dir / RESULTS_FILE
         self._lock = threading.Lock()
         self._repair_tail()
@@ -155,10 +157,15 @@ def merge_stores(sources: Iterable[Path], out: Path) -> int:
     for source in sources:
         path = Path(source) / RESULTS_FILE
         if not path.is_file():
-            raise RcbError(f"{source}: no {RESULTS_FILE} here (is it an --out folder of rcb evaluate?)")
+            raise RcbError(
+                f"{source}: no {RESULTS_FILE} here (is it an --out folder of rcb evaluate?)"
+            )
         for key, record in _latest(read_records(path)).items():
             current = chosen.get(key)
-            if current is None or (record.scored, record.created_at) >= (current.scored, current.created_at):
+            if current is None or (record.scored, record.created_at) >= (
+                current.scored,
+                current.created_at,
+            ):
                 chosen[key] = record
         logs = Path(source) / "logs"
         if logs.is_dir() and Path(source).resolve() != out.resolve():

@@ -36,8 +36,8 @@ from rcb_action.prompts import Prompt, build_prompt
 from rcb_action.results import Record, RecordKey, ResultStore
 from rcb_action.runner._expected import Expected, expected_ids, selection_key
 from rcb_action.runner._progress import RunProgress
-from rcb_action.sandbox import Limits, Sandbox, SandboxBackend, get_backend
 from rcb_action.runner._score import score_code
+from rcb_action.sandbox import Limits, Sandbox, SandboxBackend, get_backend
 from rcb_action.scoring import TestRun
 from rcb_action.splice import extract_code
 from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
@@ -179,12 +179,16 @@ class _Runner:
         skip = self.backend().skip_reason(task)
         if skip:
             return self.record(item, status="skipped", message=skip)
-        request = CompletionRequest(task=task, snippet=item.snippet, sample=item.sample, prompt=item.prompt)
+        request = CompletionRequest(
+            task=task, snippet=item.snippet, sample=item.sample, prompt=item.prompt
+        )
         started = time.monotonic()
         try:
             completion = item.model.complete(request)
         except ModelCallError as exc:
-            return self.record(item, status="harness_error", failure_class="harness_error", message=str(exc)[:500])
+            return self.record(
+                item, status="harness_error", failure_class="harness_error", message=str(exc)[:500]
+            )
         usage = {
             "completion": completion.text,
             "tokens_in": completion.tokens_in,
@@ -194,7 +198,13 @@ class _Runner:
         }
         code = extract_code(completion.text)
         if code is None:
-            return self.record(item, status="fail", failure_class="no_code", message="no fenced code block", **usage)
+            return self.record(
+                item,
+                status="fail",
+                failure_class="no_code",
+                message="no fenced code block",
+                **usage,
+            )
         log_dir = self.log_dir(item)
         self.write_log(log_dir, {"completion.md": completion.text})
         outcome = self.score(item, code)
@@ -237,7 +247,9 @@ class _Runner:
                     return "", TestRun(
                         status="harness_error",
                         failure_class="harness_error",
-                        message=f"task invalid: the reference fails its own tests ({expected.errors[key]})"[:500],
+                        message=f"task invalid: the reference fails its own tests ({expected.errors[key]})"[
+                            :500
+                        ],
                     )
                 return score_code(sandbox, task, item.snippet, code, expected.ids[key])
             except RcbError:
@@ -246,7 +258,9 @@ class _Runner:
                 if self.stop.is_set():
                     return None
                 last_error = f"{type(exc).__name__}: {exc}"
-        return "", TestRun(status="harness_error", failure_class="harness_error", message=last_error[:500])
+        return "", TestRun(
+            status="harness_error", failure_class="harness_error", message=last_error[:500]
+        )
 
     def log_dir(self, item: WorkItem) -> Path:
         flag = "" if item.paper else "-nopaper"
@@ -273,7 +287,9 @@ def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[Wor
                 continue
             for model in models:
                 for paper in flags:
-                    prompt = build_prompt(task, snippet, paper=paper, context_window=model.context_window)
+                    prompt = build_prompt(
+                        task, snippet, paper=paper, context_window=model.context_window
+                    )
                     for sample in range(config.samples):
                         items.append(WorkItem(model, task, snippet, sample, paper, prompt))
     return items
@@ -296,7 +312,11 @@ def _interrupts_as_keyboard() -> Iterator[None]:
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, handler) if threading.current_thread() is threading.main_thread() else None
+    previous = (
+        signal.signal(signal.SIGTERM, handler)
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
     try:
         yield
     finally:
@@ -322,10 +342,16 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     if config.workers < 1:
         raise RcbError("--workers must be at least 1")
     registry = load_registry(config.registry_files)
-    tasks = [t for t in load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks) if t.config.kind == "snippet"]
+    tasks = [
+        t
+        for t in load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks)
+        if t.config.kind == "snippet"
+    ]
     if not tasks:
         raise RcbError(f"--tasks {config.tasks or '*'}: no snippet task matches")
-    models = model_objects or [get_model(spec, registry, max_concurrency=config.workers) for spec in config.models]
+    models = model_objects or [
+        get_model(spec, registry, max_concurrency=config.workers) for spec in config.models
+    ]
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise RcbError(f"--model: the same model is given twice ({', '.join(names)})")
@@ -335,9 +361,14 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     todo = [item for item in items if not is_done(item, done)]
     for model in {item.model.name: item.model for item in todo}.values():
         model.check()
-    summary = EvalSummary(out=config.out, planned=len(items), skipped=len(items) - len(todo), done=0, models=names)
+    summary = EvalSummary(
+        out=config.out, planned=len(items), skipped=len(items) - len(todo), done=0, models=names
+    )
     if not todo:
-        print(f"rcb: nothing to do: all {len(items)} attempts already in {store.path}", file=sys.stderr)
+        print(
+            f"rcb: nothing to do: all {len(items)} attempts already in {store.path}",
+            file=sys.stderr,
+        )
         return summary
     print(
         f"rcb: {len(todo)} attempts to run ({summary.skipped} already done) with {config.workers} worker(s), "
@@ -365,7 +396,10 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
             runner.item_done(item.task)
 
     executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb")
-    with _interrupts_as_keyboard(), RunProgress(len(todo), "evaluate", enabled=config.progress) as progress:
+    with (
+        _interrupts_as_keyboard(),
+        RunProgress(len(todo), "evaluate", enabled=config.progress) as progress,
+    ):
         pending: set[Future[str | None]] = set()
         queue = iter(todo)
         try:
@@ -405,4 +439,3 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
             raise
     executor.shutdown(wait=True)
     runner.close()
-

@@ -45,11 +45,16 @@ def expected_ids(task: Task, sandbox: Sandbox) -> Expected:
     with _lock_for(task):
         if path.is_file():
             data = json.loads(path.read_text())
-            return Expected(ids=data["ids"], errors=data["errors"], seconds=data.get("seconds", 0.0))
+            return Expected(
+                ids=data["ids"], errors=data["errors"], seconds=data.get("seconds", 0.0)
+            )
         ids: dict[str, list[str]] = {}
         errors: dict[str, str] = {}
         seconds = 0.0
-        selections = {selection_key(task.tests_for(name)): task.tests_for(name) for name in task.snippet_names()}
+        selections = {
+            selection_key(task.tests_for(name)): task.tests_for(name)
+            for name in task.snippet_names()
+        }
         for key, selection in selections.items():
             run: TestRun = run_tests(sandbox, task, selection)
             seconds += run.duration_s
@@ -58,5 +63,7 @@ def expected_ids(task: Task, sandbox: Sandbox) -> Expected:
             else:
                 errors[key] = f"{run.failure_class}: {run.message}"
         if not errors:
-            path.write_text(json.dumps({"ids": ids, "errors": errors, "seconds": seconds}, indent=1))
+            path.write_text(
+                json.dumps({"ids": ids, "errors": errors, "seconds": seconds}, indent=1)
+            )
         return Expected(ids=ids, errors=errors, seconds=seconds)

@@ -12,6 +12,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -32,7 +33,7 @@ class RunProgress:
         self._started = time.monotonic()
         self._last_line = 0.0
         self._bar: Progress | None = None
-        self._task_id = None
+        self._task_id: TaskID | None = None
 
     def __enter__(self) -> RunProgress:
         if self._live:
@@ -50,7 +51,12 @@ class RunProgress:
             self._task_id = self._bar.add_task(self.label, total=self.total, counts="")
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self._bar is not None:
             self._bar.stop()
         elif self._enabled and self.total:

@@ -29,5 +29,7 @@ def score_code(
             message=f"{path}:{exc.lineno}: {exc.msg}",
             tests_expected=len(expected),
         )
-    run = run_tests(sandbox, task, task.tests_for(snippet), overrides={path: spliced}, expected=expected)
+    run = run_tests(
+        sandbox, task, task.tests_for(snippet), overrides={path: spliced}, expected=expected
+    )
     return spliced, run

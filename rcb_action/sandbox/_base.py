@@ -94,6 +94,7 @@ class SandboxBackend(ABC):
         Raises:
             EnvironmentBuildError: the environment failed to build.
         """
+        return None
 
     @abstractmethod
     def open(self, task: Task) -> Sandbox:

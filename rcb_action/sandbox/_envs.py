@@ -29,7 +29,9 @@ class EnvironmentBuildError(RcbError):
 
 def requirements_of(env_dir: Path) -> str:
     text = (env_dir / "requirements.txt").read_text(encoding="utf-8")
-    names = {line.split("=")[0].split(">")[0].split("<")[0].strip().lower() for line in text.splitlines()}
+    names = {
+        line.split("=")[0].split(">")[0].split("<")[0].strip().lower() for line in text.splitlines()
+    }
     if "pytest" not in names:
         text = text.rstrip("\n") + f"\n{HARNESS_REQUIREMENT}\n"
     return text
@@ -72,12 +74,22 @@ def build_venv(env_dir: Path, python: str = sys.executable) -> Path:
         with open(log, "w") as out:
             steps = [
                 [python, "-m", "venv", str(staging)],
-                [str(staging / "bin" / "python"), "-m", "pip", "install", "--no-input", "-r", str(requirements)],
+                [
+                    str(staging / "bin" / "python"),
+                    "-m",
+                    "pip",
+                    "install",
+                    "--no-input",
+                    "-r",
+                    str(requirements),
+                ],
             ]
             for step in steps:
                 out.write(f"$ {' '.join(step)}\n")
                 out.flush()
-                result = subprocess.run(step, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                result = subprocess.run(
+                    step, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
                 if result.returncode != 0:
                     shutil.rmtree(staging, ignore_errors=True)
                     requirements.unlink(missing_ok=True)

@@ -10,6 +10,7 @@ Without bubblewrap the same rlimits apply and a loud warning is printed once.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -144,7 +145,11 @@ class LocalSandbox(Sandbox):
         # /tmp first: the venv or the workspace may live under it and are bound on top.
         cmd += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
         made: set[str] = {"/", "/tmp", "/usr"}
-        binds = [(str(base), "--ro-bind"), (str(self.venv.resolve()), "--ro-bind"), (self.workspace, "--bind")]
+        binds = [
+            (str(base), "--ro-bind"),
+            (str(self.venv.resolve()), "--ro-bind"),
+            (self.workspace, "--bind"),
+        ]
         for path, how in binds:
             if path.startswith("/usr/"):
                 continue
@@ -174,7 +179,11 @@ class LocalSandbox(Sandbox):
     ) -> ExecResult:
         full_env = {key: os.environ[key] for key in ENV_ALLOW if key in os.environ}
         full_env.update(
-            {"PATH": f"{self.venv}/bin:/usr/bin:/bin", "HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
+            {
+                "PATH": f"{self.venv}/bin:/usr/bin:/bin",
+                "HOME": "/tmp",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            }
         )
         full_env.update(env or {})
         limit = self.backend.limits.output_bytes
@@ -240,10 +249,8 @@ class LocalSandbox(Sandbox):
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class LocalBackend(SandboxBackend):
@@ -255,9 +262,15 @@ class LocalBackend(SandboxBackend):
         self.limits = limits or Limits()
         self.bwrap = shutil.which("bwrap") or ""
         wanted = bool(self.bwrap) if use_bwrap is None else use_bwrap
-        self.confined = wanted and bool(self.bwrap) and os.geteuid() == 0 and bool(shutil.which("setpriv"))
+        self.confined = (
+            wanted and bool(self.bwrap) and os.geteuid() == 0 and bool(shutil.which("setpriv"))
+        )
         if not self.confined:
-            why = "bubblewrap (bwrap) is not installed" if not self.bwrap else "bubblewrap needs root here"
+            why = (
+                "bubblewrap (bwrap) is not installed"
+                if not self.bwrap
+                else "bubblewrap needs root here"
+            )
             if use_bwrap is False:
                 why = "bubblewrap was turned off"
             _warn_unconfined(why)
@@ -281,7 +294,7 @@ class LocalBackend(SandboxBackend):
     def release(self, sandbox: Sandbox) -> None:
         sandbox.cleanup()
         with self._lock:
-            self._sandboxes.discard(sandbox)  # type: ignore[arg-type]
+            self._sandboxes.discard(sandbox)
 
     def close(self) -> None:
         with self._lock:

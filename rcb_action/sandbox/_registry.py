@@ -31,5 +31,7 @@ def get_backend(name: str, limits: Limits | None = None, **options: Any) -> Sand
         RcbError: unknown backend, or the backend cannot start (e.g. no Docker daemon).
     """
     if name not in BACKENDS:
-        raise RcbError(f"--sandbox {name}: unknown backend; choose one of {', '.join(sorted(BACKENDS))}")
+        raise RcbError(
+            f"--sandbox {name}: unknown backend; choose one of {', '.join(sorted(BACKENDS))}"
+        )
     return BACKENDS[name](limits or Limits(), **options)

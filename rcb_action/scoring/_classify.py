@@ -43,6 +43,10 @@ _BY_EXCEPTION: dict[str, FailureClass] = {
     "RecursionError": "runtime_other",
 }
 _EXC_AT_START = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt|Warning))\b")
+# pytest ends each traceback with "path:line: ExceptionName" (its reprcrash).
+_EXC_AT_LOCATION = re.compile(
+    r"^\S+:\d+: (?:[\w.]+\.)?(\w+(?:Error|Exception|Exit|Interrupt))\s*$", re.M
+)
 _EXC_IN_TRACE = re.compile(r"^E\s+(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit))\b", re.M)
 
 
@@ -75,6 +79,9 @@ def _nodeid(case: ET.Element) -> str:
 
 
 def _exception_of(element: ET.Element) -> str | None:
+    located = _EXC_AT_LOCATION.findall(element.text or "")
+    if located:
+        return located[-1]
     message = element.get("message", "") or ""
     match = _EXC_AT_START.match(message.strip())
     if match:

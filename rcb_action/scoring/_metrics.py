@@ -49,7 +49,9 @@ def scaled_pass_at_1(outcomes: Sequence[Outcome]) -> float | None:
 
 def pass_rate(outcomes: Sequence[Outcome]) -> float | None:
     """Unweighted share of snippets passed, in percent, averaged over samples."""
-    scores = [100.0 * sum(o.passed for o in group) / len(group) for group in _by_sample(outcomes).values()]
+    scores = [
+        100.0 * sum(o.passed for o in group) / len(group) for group in _by_sample(outcomes).values()
+    ]
     return float(np.mean(scores)) if scores else None
 
 
@@ -66,7 +68,11 @@ def per_task(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float | None]]:
 
 def macro_task_mean(outcomes: Sequence[Outcome]) -> float | None:
     """The mean of per-task scaled pass@1: every paper counts the same."""
-    scores = [v["scaled_pass_at_1"] for v in per_task(outcomes).values() if v["scaled_pass_at_1"] is not None]
+    scores = [
+        v["scaled_pass_at_1"]
+        for v in per_task(outcomes).values()
+        if v["scaled_pass_at_1"] is not None
+    ]
     return float(np.mean(scores)) if scores else None
 
 
@@ -99,7 +105,9 @@ def pass_at_k(outcomes: Sequence[Outcome], k: int, *, weighted: bool = True) -> 
     return float(100.0 * (weights * scores).sum() / weights.sum())
 
 
-def _weights_and_rates(outcomes: Iterable[Outcome]) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
+def _weights_and_rates(
+    outcomes: Iterable[Outcome],
+) -> tuple[list[tuple[str, str]], np.ndarray, np.ndarray]:
     table = _per_snippet(outcomes)
     keys = sorted(table)
     weights = np.array([table[k][0] for k in keys], dtype=float)

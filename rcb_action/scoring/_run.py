@@ -15,7 +15,7 @@ import secrets
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from rcb_action.sandbox import Sandbox
 from rcb_action.scoring._classify import (
@@ -120,13 +120,15 @@ def run_tests(
             "RCB_VERDICT_PATH": f"{base}/verdict-{tag}.json",
             **_THREADS,
         }
-        result = sandbox.exec(argv, timeout_s=timeout, cwd=attempt, env=env, stdin=key.encode() + b"\n")
+        result = sandbox.exec(
+            argv, timeout_s=timeout, cwd=attempt, env=env, stdin=key.encode() + b"\n"
+        )
         verdict_text = _read(sandbox, verdict_rel)
         junit_text = _read(sandbox, junit_rel)
     finally:
         sandbox.remove(attempt)
 
-    common = {
+    common: dict[str, Any] = {
         "returncode": result.returncode,
         "duration_s": result.duration_s,
         "stdout": result.stdout[-OUTPUT_TAIL:],
@@ -140,10 +142,16 @@ def run_tests(
         return _fail("memory", "killed for exceeding the memory limit", **common)
     if verdict_text is None:
         if result.returncode == 0:
-            return _fail("sandbox_violation", "pytest exited 0 but wrote no verdict (exit faked?)", **common)
+            return _fail(
+                "sandbox_violation", "pytest exited 0 but wrote no verdict (exit faked?)", **common
+            )
         if result.returncode is not None and result.returncode < 0:
             signal_no = -result.returncode
-            cls: FailureClass = "timeout" if signal_no in (9, 24) and result.duration_s >= timeout else "runtime_other"
+            cls: FailureClass = (
+                "timeout"
+                if signal_no in (9, 24) and result.duration_s >= timeout
+                else "runtime_other"
+            )
             return _fail(cls, f"killed by signal {signal_no}", **common)
         exception = exception_in_output(result.stdout + "\n" + result.stderr)
         return _fail(classify_exception(exception), f"no verdict; last error {exception}", **common)
@@ -151,7 +159,11 @@ def run_tests(
     if verdict is None:
         return _fail("sandbox_violation", "the verdict's signature does not check out", **common)
     if verdict["tampered"]:
-        return _fail("sandbox_violation", f"pytest internals replaced: {', '.join(verdict['tampered'])}", **common)
+        return _fail(
+            "sandbox_violation",
+            f"pytest internals replaced: {', '.join(verdict['tampered'])}",
+            **common,
+        )
     outcomes: dict[str, str] = verdict["results"]
     common["outcomes"] = outcomes
     ran = [nodeid for nodeid, outcome in outcomes.items() if outcome != "skipped"]
@@ -177,11 +189,13 @@ def run_tests(
     if all_passed:
         if any(junit_outcomes.get(t, "passed") != "passed" for t in wanted):
             return _fail("sandbox_violation", "the junit report and the verdict disagree", **common)
-        return TestRun(status="pass", message="", **common)  # type: ignore[arg-type]
+        return TestRun(status="pass", message="", **common)
     failing = [case for case in cases if case.outcome in ("failed", "error")]
     if failing:
         first = failing[0]
-        return _fail(classify_exception(first.exception), f"{first.nodeid}: {first.message}", **common)
+        return _fail(
+            classify_exception(first.exception), f"{first.nodeid}: {first.message}", **common
+        )
     if expected is not None and sorted(ran) != sorted(wanted):
         missing = sorted(set(wanted) - set(ran))
         return _fail(
@@ -200,7 +214,7 @@ def _read(sandbox: Sandbox, rel: str) -> str | None:
         return None
 
 
-def _check_verdict(text: str, key: str) -> dict | None:  # type: ignore[type-arg]
+def _check_verdict(text: str, key: str) -> dict[str, Any] | None:
     try:
         wrapper = json.loads(text)
         body = wrapper["body"]
@@ -212,4 +226,3 @@ def _check_verdict(text: str, key: str) -> dict | None:  # type: ignore[type-arg
         return None
     parsed = json.loads(body)
     return parsed if isinstance(parsed, dict) else None
-

@@ -18,7 +18,6 @@ import json
 import os
 import sys
 
-
 # The pytest internals that decide an outcome, and a few tools the verdict needs.
 # Missing names (other pytest versions) are skipped; class attributes are read
 # from the class __dict__, since classmethods and properties make a new object
@@ -71,7 +70,7 @@ class _Recorder:
         self._results: dict[str, str] = {}
         self._errors: list[str] = []
 
-    def pytest_runtest_logreport(self, report) -> None:  # type: ignore[no-untyped-def]
+    def pytest_runtest_logreport(self, report) -> None:
         previous = self._results.get(report.nodeid, "passed")
         if report.outcome == "failed":
             outcome = "failed" if report.when == "call" else "error"
@@ -81,12 +80,14 @@ class _Recorder:
             outcome = previous
         self._results[report.nodeid] = outcome
 
-    def pytest_collectreport(self, report) -> None:  # type: ignore[no-untyped-def]
+    def pytest_collectreport(self, report) -> None:
         if report.outcome == "failed":
             self._errors.append(report.nodeid or "<session>")
 
-    def pytest_sessionfinish(self, session, exitstatus) -> None:  # type: ignore[no-untyped-def]
-        tampered = sorted(name for name, obj in _watched().items() if id(obj) != self._snapshot[name])
+    def pytest_sessionfinish(self, session, exitstatus) -> None:
+        tampered = sorted(
+            name for name, obj in _watched().items() if id(obj) != self._snapshot[name]
+        )
         body = json.dumps(
             {
                 "results": self._results,
@@ -101,8 +102,10 @@ class _Recorder:
             handle.write(json.dumps({"body": body, "mac": mac}))
 
 
-def pytest_configure(config) -> None:  # type: ignore[no-untyped-def]
+def pytest_configure(config) -> None:
     config.pluginmanager.register(_RECORDER, "rcb-verdict-recorder")
 
 
-_RECORDER = _Recorder(sys.stdin.buffer.readline().strip(), os.environ.pop("RCB_VERDICT_PATH", "verdict.json"))
+_RECORDER = _Recorder(
+    sys.stdin.buffer.readline().strip(), os.environ.pop("RCB_VERDICT_PATH", "verdict.json")
+)

@@ -9,7 +9,9 @@ from rcb_action.prompts import masked_file
 from rcb_action.tasks import Task
 
 # A fence opens with ``` (optionally a language tag) and closes with ``` on its own line.
-_FENCE = re.compile(r"^[ \t]*```[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^[ \t]*```[ \t]*$", re.M | re.S)
+_FENCE = re.compile(
+    r"^[ \t]*```[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<body>.*?)^[ \t]*```[ \t]*$", re.M | re.S
+)
 _PYTHON = {"python", "py", "python3"}
 
 

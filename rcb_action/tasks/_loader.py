@@ -78,9 +78,13 @@ def resolve_tasks_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
 def find_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Path]:
     """Task folders under ``tasks_dir`` (``_``-prefixed folders are shared, not tasks)."""
     if not tasks_dir.is_dir():
-        raise TaskError(f"{tasks_dir}: no such tasks folder (pass --tasks-dir or set RCB_TASKS_DIR)")
+        raise TaskError(
+            f"{tasks_dir}: no such tasks folder (pass --tasks-dir or set RCB_TASKS_DIR)"
+        )
     found = sorted(
-        p for p in tasks_dir.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")) and (p / "task.yaml").is_file()
+        p
+        for p in tasks_dir.iterdir()
+        if p.is_dir() and not p.name.startswith(("_", ".")) and (p / "task.yaml").is_file()
     )
     if pattern:
         found = [p for p in found if fnmatch.fnmatchcase(p.name, pattern)]
@@ -123,7 +127,9 @@ def _read_config(root: Path) -> TaskConfig:
     except ValidationError as exc:
         raise TaskError(format_validation_error(label, exc)) from None
     if config.id != root.name:
-        raise TaskError(f"{label}: key 'id': '{config.id}' must equal the folder name '{root.name}'")
+        raise TaskError(
+            f"{label}: key 'id': '{config.id}' must equal the folder name '{root.name}'"
+        )
     return config
 
 
@@ -145,11 +151,17 @@ def load_task(root: Path) -> Task:
                 raise TaskError(f"{label}: key '{key}': file '{rel}' not found in {root}")
     if config.kind == "snippet":
         if not config.annotated:
-            raise TaskError(f"{label}: key 'annotated': a snippet task needs at least one annotated file")
+            raise TaskError(
+                f"{label}: key 'annotated': a snippet task needs at least one annotated file"
+            )
         if not (root / config.tests_dir).is_dir():
-            raise TaskError(f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root}")
+            raise TaskError(
+                f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root}"
+            )
         if config.paper.source == "local" and not (root / "paper.md").is_file():
-            raise TaskError(f"{root / 'paper.md'}: file not found (paper: {{source: local}} needs it)")
+            raise TaskError(
+                f"{root / 'paper.md'}: file not found (paper: {{source: local}} needs it)"
+            )
 
     files: dict[str, AnnotatedFile] = {}
     snippets: dict[str, Snippet] = {}
@@ -165,16 +177,20 @@ def load_task(root: Path) -> Task:
             if snippet.name in snippets:
                 other = snippets[snippet.name]
                 raise TaskError(
-                    f"{root / rel}:{snippet.start + 1}: duplicate snippet name \"{snippet.name}\" "
+                    f'{root / rel}:{snippet.start + 1}: duplicate snippet name "{snippet.name}" '
                     f"(first used at {root / other.path}:{other.start + 1})"
                 )
             snippets[snippet.name] = snippet
         files[rel] = parsed
     if config.kind == "snippet" and not snippets:
-        raise TaskError(f"{label}: key 'annotated': no paper2code snippets found in {config.annotated}")
+        raise TaskError(
+            f"{label}: key 'annotated': no paper2code snippets found in {config.annotated}"
+        )
     for name in config.snippets:
         if name not in snippets:
-            raise TaskError(f"{label}: key 'snippets.{name}': no snippet of that name in the annotated files")
+            raise TaskError(
+                f"{label}: key 'snippets.{name}': no snippet of that name in the annotated files"
+            )
 
     all_files = _task_files(root)
     digest = hashlib.sha256()

@@ -113,11 +113,15 @@ def parse_tags(path: str, text: str) -> AnnotatedFile:
         if not match["end"]:
             if name in seen:
                 raise TagError(
-                    path, index + 1, f'duplicate snippet name "{name}" (first used at line {seen[name]})'
+                    path,
+                    index + 1,
+                    f'duplicate snippet name "{name}" (first used at line {seen[name]})',
                 )
             seen[name] = index + 1
             parent = open_stack[-1].name if open_stack else None
-            snippet = Snippet(name=name, path=path, start=index, end=-1, indent=indent, parent=parent)
+            snippet = Snippet(
+                name=name, path=path, start=index, end=-1, indent=indent, parent=parent
+            )
             if open_stack:
                 open_stack[-1].children.append(name)
             open_stack.append(snippet)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rcb_action.runner._expected import Expected, selection_key
 from rcb_action.runner._score import score_code
@@ -65,23 +65,27 @@ def _sites(tree: ast.AST) -> Iterator[Site]:
     (parent, field, index)). Walking two equal trees gives the sites in the same order."""
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAP:
-            yield "operator", line, node
-        elif isinstance(node, ast.AugAssign) and type(node.op) in _BINOP_SWAP:
+        if (isinstance(node, ast.BinOp) and type(node.op) in _BINOP_SWAP) or (
+            isinstance(node, ast.AugAssign) and type(node.op) in _BINOP_SWAP
+        ):
             yield "operator", line, node
         elif isinstance(node, ast.Compare) and type(node.ops[0]) in _CMP_SWAP:
             yield "comparison", line, node
         elif isinstance(node, ast.BoolOp) and type(node.op) in _BOOL_SWAP:
             yield "boolean", line, node
-        elif isinstance(node, ast.Constant) and type(node.value) in (int, float) and not isinstance(node.value, bool):
+        elif (
+            isinstance(node, ast.Constant)
+            and type(node.value) in (int, float)
+            and not isinstance(node.value, bool)
+        ):
             yield "constant", line, node
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             yield "negation", line, node
         elif isinstance(node, ast.Call) and len(node.args) >= 2:
             yield "swap-arguments", line, node
-        elif isinstance(node, ast.Name) and node.id in _NAME_SWAP:
-            yield "min-max", line, node
-        elif isinstance(node, ast.Attribute) and node.attr in _NAME_SWAP:
+        elif (isinstance(node, ast.Name) and node.id in _NAME_SWAP) or (
+            isinstance(node, ast.Attribute) and node.attr in _NAME_SWAP
+        ):
             yield "min-max", line, node
     for parent in ast.walk(tree):
         for name in ("body", "orelse"):
@@ -144,8 +148,8 @@ def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mu
         tree = copy.deepcopy(original)
         node = list(_sites(tree))[index][2]
         if kind == "drop-statement":
-            parent, name, position = node  # type: ignore[misc]
-            getattr(parent, name)[position] = ast.Pass()
+            parent, block_name, position = cast(tuple[ast.AST, str, int], node)
+            getattr(parent, block_name)[position] = ast.Pass()
         elif kind == "negation":
             tree = _DropUnary(node).visit(tree)
         elif not _apply(kind, node):
@@ -174,7 +178,12 @@ def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mu
 
 
 def mutate_task(
-    task: Task, sandbox: Sandbox, expected: Expected, *, workers: int = 1, limit: int = MAX_MUTANTS_PER_SNIPPET
+    task: Task,
+    sandbox: Sandbox,
+    expected: Expected,
+    *,
+    workers: int = 1,
+    limit: int = MAX_MUTANTS_PER_SNIPPET,
 ) -> dict[str, SnippetMutants]:
     """Run every snippet's mutants against its tests."""
     jobs: list[tuple[str, Mutant]] = []
@@ -199,7 +208,9 @@ def mutate_task(
             if killed:
                 entry.killed += 1
             else:
-                entry.survivors.append({"kind": mutant.kind, "line": mutant.line, "code": mutant.code})
+                entry.survivors.append(
+                    {"kind": mutant.kind, "line": mutant.line, "code": mutant.code}
+                )
     return results
 
 
@@ -208,7 +219,9 @@ def write_mutants_file(task: Task, results: dict[str, SnippetMutants]) -> Path:
     path = task.root / MUTANTS_FILE
     data = {
         "task_sha": task.sha,
-        "snippets": {name: asdict(entry) | {"kill_rate": entry.kill_rate} for name, entry in results.items()},
+        "snippets": {
+            name: asdict(entry) | {"kill_rate": entry.kill_rate} for name, entry in results.items()
+        },
     }
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path

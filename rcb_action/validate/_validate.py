@@ -60,7 +60,9 @@ def problem_from_error(text: str) -> Problem:
     return Problem(path=match["path"], line=int(line) if line else None, message=match["message"])
 
 
-def check_task(root: Path, backend: SandboxBackend, *, mutants: bool = False, workers: int = 1) -> TaskCheck:
+def check_task(
+    root: Path, backend: SandboxBackend, *, mutants: bool = False, workers: int = 1
+) -> TaskCheck:
     """Load ``root`` and check it in ``backend``'s sandbox. Never raises for a task's fault.
 
     With ``mutants``, also mutation-test every snippet (see :mod:`._mutants`), store
@@ -91,12 +93,20 @@ def check_task(root: Path, backend: SandboxBackend, *, mutants: bool = False, wo
             where = str(root / snippet.path)
             if key in expected.errors:
                 check.problems.append(
-                    Problem(yaml_path, None, f"snippet '{name}': the reference fails its tests: {expected.errors[key]}")
+                    Problem(
+                        yaml_path,
+                        None,
+                        f"snippet '{name}': the reference fails its tests: {expected.errors[key]}",
+                    )
                 )
                 continue
             if name not in task.config.snippets:
                 check.warnings.append(
-                    Problem(yaml_path, None, f"key 'snippets.{name}': no tests selected; the whole suite decides")
+                    Problem(
+                        yaml_path,
+                        None,
+                        f"key 'snippets.{name}': no tests selected; the whole suite decides",
+                    )
                 )
             _, run = score_code(sandbox, task, name, "pass", expected.ids[key])
             if run.passed:
@@ -137,7 +147,12 @@ def check_task(root: Path, backend: SandboxBackend, *, mutants: bool = False, wo
 
 
 def validate_tasks(
-    roots: list[Path], backend: SandboxBackend, *, mutants: bool = False, workers: int = 1, quiet: bool = False
+    roots: list[Path],
+    backend: SandboxBackend,
+    *,
+    mutants: bool = False,
+    workers: int = 1,
+    quiet: bool = False,
 ) -> list[TaskCheck]:
     """Check every task folder; prints one line per task and one per problem."""
     checks = []
@@ -155,7 +170,10 @@ def validate_tasks(
                 killed = sum(m.killed for m in check.mutants.values())
                 total = sum(m.total for m in check.mutants.values())
                 extra += f", mutants killed {killed}/{total} ({100 * killed / max(total, 1):.0f}%)"
-            print(f"ok    {root.name}: {snippets} snippets, reference {check.reference_seconds:.1f} s{extra}", file=sys.stderr)
+            print(
+                f"ok    {root.name}: {snippets} snippets, reference {check.reference_seconds:.1f} s{extra}",
+                file=sys.stderr,
+            )
         else:
             print(f"FAIL  {root.name}: {len(check.problems)} problem(s)", file=sys.stderr)
             for problem in check.problems:

@@ -1,0 +1,93 @@
+"""Malformed tasks give one line that names the file and the key (or file:line)."""
+
+from pathlib import Path
+
+import pytest
+
+from rcb_action.errors import TaskError
+from rcb_action.tasks import load_task
+
+
+def _edit(task_dir: Path, old: str, new: str) -> None:
+    path = task_dir / "task.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("timeout_s: 30\n", "timeout_s: 30\ncolour: blue\n", "unknown key 'colour'"),
+        ("domain: ml\n", "", "missing required key 'domain'"),
+        (
+            "timeout_s: 30\n",
+            "timeout_s: soon\n",
+            "key 'timeout_s': Input should be a valid integer",
+        ),
+        (
+            'arxiv: "0000.00000"',
+            'arxiv: "arXiv:1234"',
+            "key 'arxiv': 'arXiv:1234' is not a new-style arXiv id",
+        ),
+        ("published: 2025-06-01", "published: last spring", "key 'published'"),
+        ("env: numpy\n", "env: numpy\ngpu: maybe\n", "key 'gpu'"),
+        ("id: toy", "id: other", "key 'id': 'other' must equal the folder name 'toy'"),
+        ("env: numpy", "env: nothere", "key 'env':"),
+        (
+            "context: [src/helpers.py]",
+            "context: [src/missing.py]",
+            "key 'context': file 'src/missing.py' not found",
+        ),
+        ("  scale:\n", "  scael:\n", "key 'snippets.scael': no snippet of that name"),
+        ("  scale:\n    tests: [", "  scale:\n    tests: 5 #[", "key 'snippets.scale.tests'"),
+    ],
+    ids=[
+        "unknown",
+        "missing",
+        "ill-typed",
+        "arxiv",
+        "date",
+        "gpu",
+        "id",
+        "env",
+        "context",
+        "snippet",
+        "tests",
+    ],
+)
+def test_schema_errors(fixture_tasks, old, new, expected):
+    task_dir = fixture_tasks / "toy"
+    _edit(task_dir, old, new)
+    with pytest.raises(TaskError) as info:
+        load_task(task_dir)
+    message = str(info.value)
+    assert message.startswith(str(task_dir / "task.yaml"))
+    assert expected in message
+    assert "\n" not in message
+
+
+def test_invalid_yaml_names_the_line(fixture_tasks):
+    task_dir = fixture_tasks / "toy"
+    (task_dir / "task.yaml").write_text("id: toy\ntitle: [unclosed\n")
+    with pytest.raises(TaskError, match=r"task.yaml:\d+: invalid YAML"):
+        load_task(task_dir)
+
+
+def test_tag_error_in_task_names_the_source_line(fixture_tasks):
+    source = fixture_tasks / "toy" / "src" / "toy.py"
+    source.write_text(source.read_text().replace('    # </paper2code name="norm">\n', ""))
+    with pytest.raises(TaskError) as info:
+        load_task(fixture_tasks / "toy")
+    assert str(info.value).startswith(f"{source}:")
+    assert 'snippet "norm" is never closed' in str(info.value)
+
+
+def test_loads_and_hashes(fixture_tasks):
+    task = load_task(fixture_tasks / "toy")
+    assert task.snippet_names() == ["affine", "scale", "shift", "norm", "slow sum"]
+    assert [task.weight(n) for n in task.snippet_names()] == [2, 1, 1, 4, 3]
+    assert "task.yaml" not in task.sandbox_files and "paper.md" not in task.sandbox_files
+    before = task.sha
+    (fixture_tasks / "toy" / "tests" / "test_toy.py").write_text("# changed\n")
+    assert load_task(fixture_tasks / "toy").sha != before
