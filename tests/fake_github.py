@@ -1,0 +1,236 @@
+"""A small fake of the GitHub REST API on 127.0.0.1, a test double for the network.
+
+It keeps repositories, issues, pull requests and issue comments in memory, answers
+the calls PyGithub makes for them, and records every request so tests can assert
+what was called. Use it as a context manager::
+
+    with FakeGitHub() as gh:
+        gh.add_repo("octo/rcb")
+        client = Github(base_url=gh.url, auth=Auth.Token("t"))
+        ...
+        assert gh.calls[-1].method == "PATCH"
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    body: Any
+
+
+@dataclass
+class _Repo:
+    owner: str
+    name: str
+    issues: dict[int, dict[str, Any]] = field(default_factory=dict)
+    comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+
+class FakeGitHub:
+    """The fake server; ``url`` is its API base (``GITHUB_API_URL``)."""
+
+    def __init__(self) -> None:
+        self.repos: dict[str, _Repo] = {}
+        self.calls: list[Call] = []
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # lifecycle
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # setup helpers
+    def add_repo(self, full_name: str) -> None:
+        owner, name = full_name.split("/")
+        self.repos[full_name] = _Repo(owner, name)
+
+    def add_pull(self, full_name: str, number: int, title: str = "A pull request") -> None:
+        """A pull request is an issue with a ``pull_request`` field, as on GitHub."""
+        self._issue(self.repos[full_name], number, title, "", [], pull=True)
+
+    def comments_on(self, full_name: str, number: int) -> list[dict[str, Any]]:
+        repo = self.repos[full_name]
+        return [c for c in repo.comments.values() if c["issue_number"] == number]
+
+    def issues_of(self, full_name: str) -> list[dict[str, Any]]:
+        return [i for i in self.repos[full_name].issues.values() if "pull_request" not in i]
+
+    # model
+    def _new_id(self) -> int:
+        with self._lock:
+            self._next_id += 1
+            return self._next_id
+
+    def _repo_json(self, repo: _Repo) -> dict[str, Any]:
+        full = f"{repo.owner}/{repo.name}"
+        return {
+            "id": abs(hash(full)) % 10**6,
+            "name": repo.name,
+            "full_name": full,
+            "owner": {"login": repo.owner, "id": 1, "type": "Organization"},
+            "url": f"{self.url}/repos/{full}",
+            "html_url": f"https://github.com/{full}",
+            "default_branch": "main",
+            "private": False,
+        }
+
+    def _issue(
+        self, repo: _Repo, number: int, title: str, body: str, labels: list[str], pull: bool = False
+    ) -> dict[str, Any]:
+        full = f"{repo.owner}/{repo.name}"
+        issue: dict[str, Any] = {
+            "id": self._new_id(),
+            "number": number,
+            "title": title,
+            "body": body,
+            "state": "open",
+            "labels": [{"name": label, "id": i} for i, label in enumerate(labels)],
+            "user": {"login": "rcb-bot", "id": 2},
+            "url": f"{self.url}/repos/{full}/issues/{number}",
+            "html_url": f"https://github.com/{full}/issues/{number}",
+            "comments_url": f"{self.url}/repos/{full}/issues/{number}/comments",
+            "repository_url": f"{self.url}/repos/{full}",
+        }
+        if pull:
+            issue["pull_request"] = {"url": f"{self.url}/repos/{full}/pulls/{number}"}
+        repo.issues[number] = issue
+        return issue
+
+    def _comment(self, repo: _Repo, number: int, body: str) -> dict[str, Any]:
+        full = f"{repo.owner}/{repo.name}"
+        comment_id = self._new_id()
+        comment = {
+            "id": comment_id,
+            "body": body,
+            "user": {"login": "github-actions[bot]", "id": 3},
+            "url": f"{self.url}/repos/{full}/issues/comments/{comment_id}",
+            "html_url": f"https://github.com/{full}/issues/{number}#issuecomment-{comment_id}",
+            "issue_url": f"{self.url}/repos/{full}/issues/{number}",
+            "issue_number": number,
+        }
+        repo.comments[comment_id] = comment
+        return comment
+
+    @staticmethod
+    def _public(comment: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in comment.items() if k != "issue_number"}
+
+    def _route(
+        self, method: str, path: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any]:
+        m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
+        if not m:
+            if path == "/user":
+                return 200, {"login": "rcb-bot", "id": 2}
+            return 404, {"message": "Not Found"}
+        repo = self.repos.get(f"{m[1]}/{m[2]}")
+        if repo is None:
+            return 404, {"message": "Not Found"}
+        rest = m[3] or ""
+        if rest == "" and method == "GET":
+            return 200, self._repo_json(repo)
+        if rest == "/issues" and method == "GET":
+            state = query.get("state", ["open"])[0]
+            wanted = set(query.get("labels", [""])[0].split(",")) - {""}
+            found = [
+                i
+                for i in sorted(repo.issues.values(), key=lambda i: -i["number"])
+                if (state == "all" or i["state"] == state)
+                and wanted <= {lab["name"] for lab in i["labels"]}
+            ]
+            return 200, found
+        if rest == "/issues" and method == "POST":
+            number = max(repo.issues, default=0) + 1
+            return 201, self._issue(
+                repo, number, body.get("title", ""), body.get("body", ""), body.get("labels", [])
+            )
+        im = re.fullmatch(r"/(issues|pulls)/(\d+)", rest)
+        if im and method == "GET":
+            issue = repo.issues.get(int(im[2]))
+            if issue is None or (im[1] == "pulls" and "pull_request" not in issue):
+                return 404, {"message": "Not Found"}
+            if im[1] == "pulls":
+                return 200, {
+                    **issue,
+                    "url": issue["pull_request"]["url"],
+                    "issue_url": issue["url"],
+                    "head": {"sha": "0" * 40, "ref": "feature"},
+                    "base": {"sha": "1" * 40, "ref": "main"},
+                }
+            return 200, issue
+        cm = re.fullmatch(r"/issues/(\d+)/comments", rest)
+        if cm:
+            number = int(cm[1])
+            if number not in repo.issues:
+                return 404, {"message": "Not Found"}
+            if method == "GET":
+                found = [
+                    self._public(c) for c in repo.comments.values() if c["issue_number"] == number
+                ]
+                return 200, found
+            if method == "POST":
+                return 201, self._public(self._comment(repo, number, body.get("body", "")))
+        em = re.fullmatch(r"/issues/comments/(\d+)", rest)
+        if em:
+            comment = repo.comments.get(int(em[1]))
+            if comment is None:
+                return 404, {"message": "Not Found"}
+            if method == "PATCH":
+                comment["body"] = body.get("body", comment["body"])
+                return 200, self._public(comment)
+            if method == "GET":
+                return 200, self._public(comment)
+            if method == "DELETE":
+                del repo.comments[int(em[1])]
+                return 204, None
+        return 404, {"message": "Not Found"}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # quiet
+                return None
+
+            def _serve(self) -> None:
+                parsed = urlparse(self.path)
+                path = parsed.path
+                if path.startswith("/api/v3"):
+                    path = path[len("/api/v3") :]
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                body = json.loads(raw) if raw else None
+                query = parse_qs(parsed.query)
+                with fake._lock:
+                    fake.calls.append(Call(self.command, path, query, body))
+                status, payload = fake._route(self.command, path, query, body)
+                data = b"" if payload is None else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+        return Handler
