@@ -5,8 +5,17 @@ from rcb_action.results._store import (
     Record,
     RecordKey,
     ResultStore,
+    combine_records,
     merge_stores,
     read_records,
 )
 
-__all__ = ["RESULTS_FILE", "Record", "RecordKey", "ResultStore", "merge_stores", "read_records"]
+__all__ = [
+    "RESULTS_FILE",
+    "Record",
+    "RecordKey",
+    "ResultStore",
+    "combine_records",
+    "merge_stores",
+    "read_records",
+]

@@ -142,6 +142,24 @@ class ResultStore:
             os.fsync(handle.fileno())
 
 
+def combine_records(groups: Iterable[Iterable[Record]]) -> dict[RecordKey, Record]:
+    """One record per key from several runs' records (each group in file order).
+
+    Within a group the newest line for a key wins (a rerun appends); across groups
+    a scored record beats a harness error, then the newer one wins.
+    """
+    chosen: dict[RecordKey, Record] = {}
+    for group in groups:
+        for key, record in _latest(group).items():
+            current = chosen.get(key)
+            if current is None or (record.scored, record.created_at) >= (
+                current.scored,
+                current.created_at,
+            ):
+                chosen[key] = record
+    return chosen
+
+
 def merge_stores(sources: Iterable[Path], out: Path) -> int:
     """Join the results of several runs (shards) into ``out``; returns the record count.
 
@@ -152,24 +170,19 @@ def merge_stores(sources: Iterable[Path], out: Path) -> int:
     Raises:
         RcbError: a source folder has no results file.
     """
-    chosen: dict[RecordKey, Record] = {}
     out = Path(out)
+    groups: list[list[Record]] = []
     for source in sources:
         path = Path(source) / RESULTS_FILE
         if not path.is_file():
             raise RcbError(
                 f"{source}: no {RESULTS_FILE} here (is it an --out folder of rcb evaluate?)"
             )
-        for key, record in _latest(read_records(path)).items():
-            current = chosen.get(key)
-            if current is None or (record.scored, record.created_at) >= (
-                current.scored,
-                current.created_at,
-            ):
-                chosen[key] = record
+        groups.append(read_records(path))
         logs = Path(source) / "logs"
         if logs.is_dir() and Path(source).resolve() != out.resolve():
             shutil.copytree(logs, out / "logs", dirs_exist_ok=True)
+    chosen = combine_records(groups)
     out.mkdir(parents=True, exist_ok=True)
     staging = out / f".{RESULTS_FILE}.tmp"
     with open(staging, "w", encoding="utf-8") as handle:
