@@ -50,12 +50,17 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
+def _split(records: Sequence[Record]) -> tuple[list[Record], list[Record], list[Record], bool]:
+    """(with paper, without paper, the attempts the headline scores, whether they had the paper)."""
+    main = [r for r in records if r.paper and r.agent_turns == 0]
+    no_paper = [r for r in records if not r.paper and r.agent_turns == 0]
+    return (main, no_paper, main, True) if main else (main, no_paper, no_paper, False)
+
+
 def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[str, Any]:
     info = registry.get(name)
     cutoff = info.knowledge_cutoff if info else None
-    main = [r for r in records if r.paper and r.agent_turns == 0]
-    no_paper = [r for r in records if not r.paper and r.agent_turns == 0]
-    primary, paper_flag = (main, True) if main else (no_paper, False)
+    _, no_paper, primary, paper_flag = _split(records)
     outcomes = outcomes_of(primary)
     entry: dict[str, Any] = {
         "display_name": info.display_name if info else name,
@@ -116,9 +121,14 @@ def build_report(
         after = max(known)
         common: dict[str, Any] = {"after": after.isoformat(), "models": {}}
         for name, recs in by_model.items():
-            subset = [r for r in recs if r.paper and r.agent_turns == 0 and r.published > after]
+            # The same attempts as the model's headline score, restricted to the subset.
+            subset = [r for r in _split(recs)[2] if r.published > after]
             common["models"][name] = summarize(subset)
         common["tasks"] = sorted({r.task for r in records if r.published > after})
+        # Models with no known cutoff may have read these papers: say which.
+        common["models_without_cutoff"] = sorted(
+            m for m, c in zip(models, cutoffs, strict=True) if c is None
+        )
         report["common_post_cutoff"] = common
 
     ranked = sorted(

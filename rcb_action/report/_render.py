@@ -159,6 +159,13 @@ def render_markdown(report: dict[str, Any]) -> str:
             for n in models
         ]
         parts += ["### Failure classes", "", _md_table(["Model", *classes], rows), ""]
+    common = report.get("common_post_cutoff")
+    if common:
+        scores = "; ".join(
+            f"{n} {_pct(c['scaled_pass_at_1'])} ({c['snippets']} snippets)"
+            for n, c in sorted(common["models"].items())
+        )
+        parts += [f"Post-cutoff for every model (papers after {common['after']}): {scores}", ""]
     parts.append(
         "Scaled pass@1 weights each snippet by its code lines (ResearchCodeBench's formula); "
         "the CI is a 95% bootstrap over snippets. Harness errors are not counted against a model."
