@@ -1,8 +1,8 @@
 """A small fake of the GitHub REST API on 127.0.0.1, a test double for the network.
 
-It keeps repositories, issues, pull requests and issue comments in memory, answers
-the calls PyGithub makes for them, and records every request so tests can assert
-what was called. Use it as a context manager::
+It keeps repositories, issues, pull requests, issue comments and workflow artifacts
+in memory, answers the calls PyGithub makes for them, and records every request so
+tests can assert what was called. Use it as a context manager::
 
     with FakeGitHub() as gh:
         gh.add_repo("octo/rcb")
@@ -13,9 +13,11 @@ what was called. Use it as a context manager::
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import threading
+import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -31,11 +33,26 @@ class Call:
 
 
 @dataclass
+class _Raw:
+    """A response that is not JSON (an artifact's zip) or that redirects."""
+
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+# Comments the fake's token may edit: its own (GitHub refuses to edit anyone else's).
+BOT_LOGIN = "github-actions[bot]"
+
+
+@dataclass
 class _Repo:
     owner: str
     name: str
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
+    heads: dict[int, dict[str, str]] = field(default_factory=dict)
+    artifacts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    blobs: dict[int, bytes] = field(default_factory=dict)
 
 
 class FakeGitHub:
@@ -44,6 +61,8 @@ class FakeGitHub:
     def __init__(self) -> None:
         self.repos: dict[str, _Repo] = {}
         self.calls: list[Call] = []
+        # A read-only token, as a pull request from a fork gets: every write is refused.
+        self.refuse_writes = False
         self._next_id = 1000
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -64,9 +83,66 @@ class FakeGitHub:
         owner, name = full_name.split("/")
         self.repos[full_name] = _Repo(owner, name)
 
-    def add_pull(self, full_name: str, number: int, title: str = "A pull request") -> None:
+    def add_pull(
+        self,
+        full_name: str,
+        number: int,
+        title: str = "A pull request",
+        *,
+        head_sha: str = "0" * 40,
+        base_ref: str = "main",
+    ) -> None:
         """A pull request is an issue with a ``pull_request`` field, as on GitHub."""
-        self._issue(self.repos[full_name], number, title, "", [], pull=True)
+        repo = self.repos[full_name]
+        self._issue(repo, number, title, "", [], pull=True)
+        repo.heads[number] = {"head_sha": head_sha, "base_ref": base_ref}
+
+    def add_comment(self, full_name: str, number: int, body: str, *, login: str) -> int:
+        """A comment written by someone else (``login``): the fake refuses to edit it."""
+        comment = self._comment(self.repos[full_name], number, body)
+        comment["user"] = {"login": login, "id": 4, "type": "User"}
+        return int(comment["id"])
+
+    def add_artifact(
+        self,
+        full_name: str,
+        name: str,
+        files: dict[str, bytes | str],
+        *,
+        head_branch: str = "main",
+        from_fork: bool = False,
+        expired: bool = False,
+    ) -> int:
+        """A workflow run's artifact (a zip of ``files``); newer ones list first."""
+        repo = self.repos[full_name]
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            for path, data in files.items():
+                archive.writestr(path, data)
+        artifact_id = self._new_id()
+        repo_id = self._repo_id(full_name)
+        run_id = self._new_id()
+        repo.blobs[artifact_id] = buffer.getvalue()
+        repo.artifacts[artifact_id] = {
+            "id": artifact_id,
+            "node_id": f"A_{artifact_id}",
+            "name": name,
+            "size_in_bytes": len(buffer.getvalue()),
+            "url": f"{self.url}/repos/{full_name}/actions/artifacts/{artifact_id}",
+            "archive_download_url": f"{self.url}/repos/{full_name}/actions/artifacts/{artifact_id}/zip",
+            "expired": expired,
+            "created_at": "2025-06-01T00:00:00Z",
+            "expires_at": "2025-09-01T00:00:00Z",
+            "updated_at": "2025-06-01T00:00:00Z",
+            "workflow_run": {
+                "id": run_id,
+                "repository_id": repo_id,
+                "head_repository_id": repo_id + 1 if from_fork else repo_id,
+                "head_branch": head_branch,
+                "head_sha": "2" * 40,
+            },
+        }
+        return artifact_id
 
     def comments_on(self, full_name: str, number: int) -> list[dict[str, Any]]:
         repo = self.repos[full_name]
@@ -81,10 +157,14 @@ class FakeGitHub:
             self._next_id += 1
             return self._next_id
 
+    @staticmethod
+    def _repo_id(full_name: str) -> int:
+        return abs(hash(full_name)) % 10**6
+
     def _repo_json(self, repo: _Repo) -> dict[str, Any]:
         full = f"{repo.owner}/{repo.name}"
         return {
-            "id": abs(hash(full)) % 10**6,
+            "id": self._repo_id(full),
             "name": repo.name,
             "full_name": full,
             "owner": {"login": repo.owner, "id": 1, "type": "Organization"},
@@ -122,7 +202,7 @@ class FakeGitHub:
         comment = {
             "id": comment_id,
             "body": body,
-            "user": {"login": "github-actions[bot]", "id": 3},
+            "user": {"login": BOT_LOGIN, "id": 3, "type": "Bot"},
             "url": f"{self.url}/repos/{full}/issues/comments/{comment_id}",
             "html_url": f"https://github.com/{full}/issues/{number}#issuecomment-{comment_id}",
             "issue_url": f"{self.url}/repos/{full}/issues/{number}",
@@ -138,6 +218,12 @@ class FakeGitHub:
     def _route(
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any]:
+        bm = re.fullmatch(r"/_blobs/([^/]+)/([^/]+)/(\d+)", path)
+        if bm and method == "GET":  # where an artifact's download redirects (blob storage)
+            blob = self.repos.get(f"{bm[1]}/{bm[2]}", _Repo("", "")).blobs.get(int(bm[3]))
+            if blob is None:
+                return 404, {"message": "Not Found"}
+            return 200, _Raw(blob, {"Content-Type": "application/zip"})
         m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
         if not m:
             if path == "/user":
@@ -146,9 +232,25 @@ class FakeGitHub:
         repo = self.repos.get(f"{m[1]}/{m[2]}")
         if repo is None:
             return 404, {"message": "Not Found"}
+        if self.refuse_writes and method in ("POST", "PATCH", "PUT", "DELETE"):
+            return 403, {"message": "Resource not accessible by integration"}
         rest = m[3] or ""
         if rest == "" and method == "GET":
             return 200, self._repo_json(repo)
+        if rest == "/actions/artifacts" and method == "GET":
+            wanted = query.get("name", [None])[0]
+            found = [
+                a
+                for _, a in sorted(repo.artifacts.items(), reverse=True)
+                if wanted is None or a["name"] == wanted
+            ]
+            return 200, {"total_count": len(found), "artifacts": found}
+        am = re.fullmatch(r"/actions/artifacts/(\d+)/zip", rest)
+        if am and method == "GET":
+            if int(am[1]) not in repo.blobs:
+                return 404, {"message": "Not Found"}
+            location = f"{self.url}/_blobs/{repo.owner}/{repo.name}/{am[1]}"
+            return 302, _Raw(b"", {"Location": location})
         if rest == "/issues" and method == "GET":
             state = query.get("state", ["open"])[0]
             wanted = set(query.get("labels", [""])[0].split(",")) - {""}
@@ -170,12 +272,13 @@ class FakeGitHub:
             if issue is None or (im[1] == "pulls" and "pull_request" not in issue):
                 return 404, {"message": "Not Found"}
             if im[1] == "pulls":
+                head = repo.heads.get(int(im[2]), {"head_sha": "0" * 40, "base_ref": "main"})
                 return 200, {
                     **issue,
                     "url": issue["pull_request"]["url"],
                     "issue_url": issue["url"],
-                    "head": {"sha": "0" * 40, "ref": "feature"},
-                    "base": {"sha": "1" * 40, "ref": "main"},
+                    "head": {"sha": head["head_sha"], "ref": "feature"},
+                    "base": {"sha": "1" * 40, "ref": head["base_ref"]},
                 }
             return 200, issue
         cm = re.fullmatch(r"/issues/(\d+)/comments", rest)
@@ -196,6 +299,8 @@ class FakeGitHub:
             if comment is None:
                 return 404, {"message": "Not Found"}
             if method == "PATCH":
+                if comment["user"]["login"] != BOT_LOGIN:
+                    return 403, {"message": "Resource not accessible by integration"}
                 comment["body"] = body.get("body", comment["body"])
                 return 200, self._public(comment)
             if method == "GET":
@@ -224,9 +329,15 @@ class FakeGitHub:
                 with fake._lock:
                     fake.calls.append(Call(self.command, path, query, body))
                 status, payload = fake._route(self.command, path, query, body)
-                data = b"" if payload is None else json.dumps(payload).encode()
+                headers = {"Content-Type": "application/json"}
+                if isinstance(payload, _Raw):
+                    data = payload.body
+                    headers.update(payload.headers)
+                else:
+                    data = b"" if payload is None else json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

@@ -1,0 +1,105 @@
+"""GitHub glue: step outputs, job summaries, annotations, the pull-request comment
+(one per key, edited in place), the base-branch comparison, the evaluation matrix,
+model submissions and the validation verdict.
+
+Everything here reads the runner's environment (``GITHUB_OUTPUT``,
+``GITHUB_STEP_SUMMARY``, ``GITHUB_EVENT_PATH``, ``GITHUB_API_URL``, ...) and talks to
+the REST API through PyGithub, so it runs the same against a local fake.
+"""
+
+from rcb_action.github._action import (
+    ActionInputs,
+    EvaluateOutcome,
+    evaluate_argv,
+    headline_score,
+    run_evaluate,
+)
+from rcb_action.github._baseline import (
+    DEFAULT_ARTIFACT,
+    REPORT_FILE,
+    Baseline,
+    fetch_artifact_report,
+    load_report,
+    report_from_zip,
+)
+from rcb_action.github._comment import CommentResult, comment_marker, github_client, upsert_comment
+from rcb_action.github._compare import Comparison, ModelChange, TaskChange, compare_reports
+from rcb_action.github._context import GitHubContext
+from rcb_action.github._markdown import render_comment, render_summary, score_table
+from rcb_action.github._plan import (
+    Changes,
+    Leg,
+    Plan,
+    changed_files,
+    classify_changes,
+    plan_evaluation,
+    split_list,
+)
+from rcb_action.github._submissions import (
+    COMPLETIONS_FILE,
+    MODEL_FILE,
+    SUBMISSIONS_DIR,
+    Submission,
+    check_submission,
+    check_submissions,
+    find_submissions,
+)
+from rcb_action.github._verdict import (
+    COMMENT_FILE,
+    PULL_FILE,
+    VERDICT_KEY,
+    PullRef,
+    read_pull_file,
+    render_verdict,
+)
+from rcb_action.github._workflow import annotation, append_summary, set_outputs, workspace_path
+
+__all__ = [
+    "COMMENT_FILE",
+    "COMPLETIONS_FILE",
+    "DEFAULT_ARTIFACT",
+    "MODEL_FILE",
+    "PULL_FILE",
+    "REPORT_FILE",
+    "SUBMISSIONS_DIR",
+    "VERDICT_KEY",
+    "ActionInputs",
+    "Baseline",
+    "Changes",
+    "CommentResult",
+    "Comparison",
+    "EvaluateOutcome",
+    "GitHubContext",
+    "Leg",
+    "ModelChange",
+    "Plan",
+    "PullRef",
+    "Submission",
+    "TaskChange",
+    "annotation",
+    "append_summary",
+    "changed_files",
+    "check_submission",
+    "check_submissions",
+    "classify_changes",
+    "comment_marker",
+    "compare_reports",
+    "evaluate_argv",
+    "fetch_artifact_report",
+    "find_submissions",
+    "github_client",
+    "headline_score",
+    "load_report",
+    "plan_evaluation",
+    "read_pull_file",
+    "render_comment",
+    "render_summary",
+    "render_verdict",
+    "report_from_zip",
+    "run_evaluate",
+    "score_table",
+    "set_outputs",
+    "split_list",
+    "upsert_comment",
+    "workspace_path",
+]

@@ -1,0 +1,146 @@
+"""The base branch's results: from a local file or folder, or from a workflow artifact.
+
+A run on the default branch uploads its ``report.json`` as an artifact (by
+default ``rcb-report``); a pull-request run finds the newest one made on its
+base branch by this repository (never by a fork) and compares with it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from rcb_action.errors import RcbError
+from rcb_action.github._comment import github_client
+from rcb_action.github._context import GitHubContext
+
+REPORT_FILE = "report.json"
+DEFAULT_ARTIFACT = "rcb-report"
+MAX_ARTIFACT_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A report to compare with, and where it came from (for the reader)."""
+
+    report: dict[str, Any]
+    source: str
+
+
+def load_report(path: Path, registry_files: Iterable[Path] = ()) -> dict[str, Any]:
+    """A report from ``rcb report --json``, or built from a results folder.
+
+    Raises:
+        RcbError: the path is missing or holds neither.
+    """
+    from rcb_action.results import RESULTS_FILE, read_records
+
+    path = Path(path)
+    if path.is_dir():
+        if (path / RESULTS_FILE).is_file():
+            from rcb_action.models import load_registry
+            from rcb_action.report import build_report
+
+            records = read_records(path / RESULTS_FILE)
+            return build_report(records, load_registry(registry_files), source=str(path))
+        if (path / REPORT_FILE).is_file():
+            path = path / REPORT_FILE
+        else:
+            raise RcbError(f"{path}: neither {RESULTS_FILE} nor {REPORT_FILE} here")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RcbError(
+            f"{path}: report not found (rcb report DIR --json FILE writes one)"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise RcbError(f"{path}: not a JSON report ({exc.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
+        raise RcbError(f"{path}: not an rcb report (no 'models' mapping)")
+    return data
+
+
+def report_from_zip(data: bytes, *, source: str) -> dict[str, Any]:
+    """The ``report.json`` inside an artifact's zip, read in memory (nothing is extracted).
+
+    Raises:
+        RcbError: not a zip, or no report in it.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise RcbError(f"{source}: the artifact is not a zip archive") from None
+    names = sorted(
+        (n for n in archive.namelist() if PurePosixPath(n).name == REPORT_FILE),
+        key=lambda n: (n.count("/"), n),
+    )
+    if not names:
+        raise RcbError(f"{source}: no {REPORT_FILE} in the artifact")
+    info = archive.getinfo(names[0])
+    if info.file_size > MAX_ARTIFACT_BYTES:
+        raise RcbError(f"{source}: {REPORT_FILE} is larger than {MAX_ARTIFACT_BYTES} bytes")
+    try:
+        report = json.loads(archive.read(info))
+    except json.JSONDecodeError as exc:
+        raise RcbError(f"{source}: {REPORT_FILE} is not JSON ({exc.msg})") from None
+    if not isinstance(report, dict) or not isinstance(report.get("models"), dict):
+        raise RcbError(f"{source}: {REPORT_FILE} is not an rcb report")
+    return report
+
+
+def fetch_artifact_report(
+    context: GitHubContext, branch: str, *, artifact: str = DEFAULT_ARTIFACT
+) -> Baseline | None:
+    """The newest unexpired ``artifact`` made by this repository's runs on ``branch``.
+
+    Artifacts from forks' runs are ignored even when their branch has the same
+    name. Returns None when there is none.
+
+    Raises:
+        RcbError: no token or repository, the API refused, or the artifact is unreadable.
+    """
+    import requests
+    from github import GithubException
+
+    if not context.repository:
+        raise RcbError("GITHUB_REPOSITORY is not set: cannot look for the base branch's results")
+    client = github_client(context)
+    try:
+        repo = client.get_repo(context.repository)
+        chosen = None
+        for candidate in repo.get_artifacts(name=artifact):
+            run = candidate.raw_data.get("workflow_run") or {}
+            if candidate.expired or run.get("head_branch") != branch:
+                continue
+            if run.get("head_repository_id") != repo.id:
+                continue
+            chosen = candidate
+            break
+    except GithubException as exc:
+        raise RcbError(
+            f"listing artifacts of {context.repository} failed ({exc.status}); "
+            "the job needs 'actions: read' permission"
+        ) from None
+    if chosen is None:
+        return None
+    source = f"artifact {artifact} of run {(chosen.raw_data.get('workflow_run') or {}).get('id')}"
+    # requests drops the Authorization header when the download redirects to another host
+    # (the archive lives in blob storage behind a signed address).
+    response = requests.get(
+        chosen.archive_download_url,
+        headers={
+            "Authorization": f"Bearer {context.token}",
+            "Accept": "application/vnd.github+json",
+        },
+        timeout=60,
+    )
+    if response.status_code != 200:
+        raise RcbError(f"{source}: download failed ({response.status_code})")
+    if len(response.content) > MAX_ARTIFACT_BYTES:
+        raise RcbError(f"{source}: larger than {MAX_ARTIFACT_BYTES} bytes")
+    return Baseline(report_from_zip(response.content, source=source), source=f"{branch}, {source}")

@@ -1,0 +1,115 @@
+"""A pull request's scores against the base branch's: per model, and the tasks that moved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    """One task whose scaled pass@1 differs (None: the task is new, or gone)."""
+
+    task: str
+    current: float | None
+    base: float | None
+
+
+@dataclass(frozen=True)
+class ModelChange:
+    """One model's headline score now and on the base branch."""
+
+    model: str
+    current: float | None
+    base: float | None
+    tasks: list[TaskChange] = field(default_factory=list)
+
+    @property
+    def delta(self) -> float | None:
+        if self.current is None or self.base is None:
+            return None
+        return round(self.current - self.base, 2)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every model of the current report, with its base-branch score where one exists."""
+
+    source: str
+    models: list[ModelChange]
+
+    def for_model(self, name: str) -> ModelChange | None:
+        return next((m for m in self.models if m.model == name), None)
+
+
+def _score(entry: dict[str, Any] | None) -> float | None:
+    if not entry:
+        return None
+    value = entry.get("scaled_pass_at_1")
+    return None if value is None else float(value)
+
+
+def compare_reports(
+    current: dict[str, Any], base: dict[str, Any], *, source: str = ""
+) -> Comparison:
+    """Compare two reports (``rcb report --json``) model by model and task by task.
+
+    Models only in ``base`` are left out: the comparison is about this run.
+    """
+    changes = []
+    base_models: dict[str, Any] = base.get("models", {})
+    for name, entry in sorted(current.get("models", {}).items()):
+        before = base_models.get(name)
+        tasks = []
+        if before is not None:
+            now_tasks: dict[str, Any] = entry.get("tasks", {})
+            then_tasks: dict[str, Any] = before.get("tasks", {})
+            for task in sorted(set(now_tasks) | set(then_tasks)):
+                a, b = _score(now_tasks.get(task)), _score(then_tasks.get(task))
+                if a != b:
+                    tasks.append(TaskChange(task, a, b))
+        changes.append(ModelChange(name, _score(entry), _score(before), tasks))
+    return Comparison(source=source, models=changes)
+
+
+def format_delta(delta: float | None) -> str:
+    """``+2.5``, ``-1.0``, ``±0.0`` or ``-`` when there is nothing to compare."""
+    if delta is None:
+        return "-"
+    if abs(delta) < 0.05:
+        return "±0.0"
+    return f"{delta:+.1f}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
+    """The comparison as Markdown: a table of models, then the tasks that moved."""
+    source = f" ({comparison.source})" if comparison.source else ""
+    lines = [
+        f"### Change against the base branch{source}",
+        "",
+        "| Model | This run | Base | Change |",
+        "| --- | --- | --- | --- |",
+    ]
+    for change in comparison.models:
+        base = _pct(change.base) if change.base is not None else "not on base"
+        lines.append(
+            f"| {change.model} | {_pct(change.current)} | {base} | {format_delta(change.delta)} |"
+        )
+    moved = [(c.model, t) for c in comparison.models for t in c.tasks]
+    if moved:
+        lines += ["", "Tasks that moved (scaled pass@1):", ""]
+        for model, task in moved[:max_tasks]:
+            if task.base is None:
+                what = f"new, {_pct(task.current)}"
+            elif task.current is None:
+                what = f"not in this run (was {_pct(task.base)})"
+            else:
+                what = f"{_pct(task.base)} → {_pct(task.current)}"
+            lines.append(f"- {model} / `{task.task}`: {what}")
+        if len(moved) > max_tasks:
+            lines.append(f"- … and {len(moved) - max_tasks} more")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,94 @@
+"""The Markdown rcb writes on GitHub: the job summary and the pull-request comment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rcb_action.github._compare import Comparison, format_delta, render_comparison
+from rcb_action.report import render_markdown
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _ci(entry: dict[str, Any]) -> str:
+    ci = entry.get("ci95")
+    return "" if not ci else f" [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def score_table(report: dict[str, Any], comparison: Comparison | None = None) -> str:
+    """Models ranked by scaled pass@1, with the change against the base when known."""
+    header = ["Model", "Scaled pass@1 [95% CI]", "Pass rate", "Snippets", "Harness errors"]
+    if comparison is not None:
+        header.append("Change vs base")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    ranked = sorted(
+        report.get("models", {}).items(),
+        key=lambda kv: (-(kv[1].get("scaled_pass_at_1") or -1.0), kv[0]),
+    )
+    for name, entry in ranked:
+        row = [
+            name.replace("|", "\\|"),
+            f"**{_pct(entry.get('scaled_pass_at_1'))}**{_ci(entry)}",
+            _pct(entry.get("pass_rate")),
+            str(entry.get("snippets", 0)),
+            str(entry.get("harness_errors", 0)),
+        ]
+        if comparison is not None:
+            change = comparison.for_model(name)
+            row.append(format_delta(change.delta) if change else "-")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _notes(notes: Sequence[str]) -> str:
+    quoted = ["> " + note.strip().replace("\n", "\n> ") + "\n" for note in notes if note.strip()]
+    return ">\n".join(quoted)
+
+
+def render_summary(
+    report: dict[str, Any],
+    *,
+    comparison: Comparison | None = None,
+    notes: Sequence[str] = (),
+    title: str = "rcb",
+) -> str:
+    """The job summary: the headline table, notes, the comparison, then the full report."""
+    parts = [f"# {title}", "", score_table(report, comparison)]
+    if notes:
+        parts += [_notes(notes)]
+    if comparison is not None:
+        parts += [render_comparison(comparison)]
+    parts += [render_markdown(report)]
+    return "\n".join(parts)
+
+
+def render_comment(
+    report: dict[str, Any],
+    *,
+    marker: str,
+    comparison: Comparison | None = None,
+    notes: Sequence[str] = (),
+    run_url: str = "",
+    title: str = "rcb",
+) -> str:
+    """The pull-request comment: hidden marker, headline table, comparison, details folded."""
+    parts = [marker, f"### {title}", "", score_table(report, comparison)]
+    if comparison is None:
+        parts.append("_No results from the base branch to compare with._\n")
+    else:
+        parts.append(render_comparison(comparison))
+    if notes:
+        parts.append(_notes(notes))
+    parts += [
+        "<details><summary>Per task and failure classes</summary>",
+        "",
+        render_markdown(report),
+        "</details>",
+        "",
+    ]
+    if run_url:
+        parts.append(f"[Run]({run_url}) · updated in place on every run\n")
+    return "\n".join(parts)

@@ -1,0 +1,255 @@
+"""action.yml's steps, run locally in a fake GitHub environment.
+
+Each test runs the composite steps the way the runner does (see
+test_action_runner.py) with ``GITHUB_OUTPUT``, ``GITHUB_STEP_SUMMARY``,
+``GITHUB_EVENT_PATH`` and ``GITHUB_API_URL`` pointing at a fake API server that
+records every call. The scoring itself is done once per module (a warm results
+folder each test copies), so each Action run resumes it and stays quick.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_TASKS, ROOT, fenced, write_replay
+from fake_github import FakeGitHub
+from test_action_runner import ActionRun, run_action
+
+from rcb_action.cli import main
+from rcb_action.github import comment_marker
+from rcb_action.github._compare import format_delta
+
+REPO = "octo/paper-models"
+PR = 7
+MODEL = "acme/toy-coder"
+TOKEN = "ghs_test_token"
+
+
+@dataclass
+class Warm:
+    replay: Path
+    registry: Path
+    results: Path
+    report: dict
+
+
+@pytest.fixture(scope="module")
+def warm(tmp_path_factory: pytest.TempPathFactory) -> Warm:
+    """One scored run of a submitted model and ``reference`` on the toy task."""
+    root = tmp_path_factory.mktemp("warm")
+    replay = write_replay(
+        root / "completions.jsonl",
+        [
+            {"task": "toy", "snippet": "scale", "model": MODEL, "completion": fenced("y = a * x")},
+            {"task": "toy", "snippet": "norm", "model": MODEL, "completion": fenced("return 5.0")},
+        ],
+    )
+    registry = root / "model.yaml"
+    registry.write_text(
+        f"models:\n  {MODEL}:\n    display_name: Toy Coder\n    provider: acme\n"
+        "    knowledge_cutoff: 2024-01-01\n"
+    )
+    results = root / "results"
+    report = root / "report.json"
+    common = ["--registry", str(registry)]
+    code = main(
+        ["evaluate", "--model", f"replay:{replay}", "--model", "reference", "--tasks-dir",
+         str(FIXTURE_TASKS), "--tasks", "toy", "--out", str(results), "--no-progress",
+         "--workers", "2", *common]
+    )  # fmt: skip
+    assert code == 0
+    assert main(["report", str(results), "--json", str(report), "--quiet", *common]) == 0
+    return Warm(replay, registry, results, json.loads(report.read_text()))
+
+
+def inputs_for(warm: Warm, workdir: Path, **extra: str) -> dict[str, str]:
+    results = workdir / "rcb-results"
+    if not results.exists():
+        shutil.copytree(warm.results, results)
+    return {
+        "models": f"replay:{warm.replay}\nreference",
+        "tasks": "toy",
+        "tasks-dir": str(FIXTURE_TASKS),
+        "registry": str(warm.registry),
+        "results-dir": str(results),
+        "workers": "2",
+        **extra,
+    }
+
+
+def github_env(workdir: Path, fake: FakeGitHub, *, pull: int | None = PR) -> dict[str, str]:
+    """The variables the runner sets, for a pull_request event (or a push when ``pull`` is None)."""
+    event = (
+        {"pull_request": {"number": pull, "base": {"ref": "main"}}}
+        if pull
+        else {"ref": "refs/heads/main"}
+    )
+    event_path = workdir / "event.json"
+    event_path.write_text(json.dumps(event))
+    summary = workdir / "summary.md"
+    summary.write_text("")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("GITHUB_") and not k.endswith("_API_KEY")
+    }
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        GITHUB_EVENT_NAME="pull_request" if pull else "push",
+        GITHUB_EVENT_PATH=str(event_path),
+        GITHUB_REPOSITORY=REPO,
+        GITHUB_API_URL=fake.url,
+        GITHUB_SERVER_URL="https://github.example",
+        GITHUB_STEP_SUMMARY=str(summary),
+        GITHUB_WORKSPACE=str(workdir),
+        GITHUB_RUN_ID="4242",
+        GITHUB_WORKFLOW="models",
+        GITHUB_JOB="score",
+        LITELLM_LOCAL_MODEL_COST_MAP="true",
+    )
+    if pull:
+        env["GITHUB_BASE_REF"] = "main"
+    return env
+
+
+def act(workdir: Path, inputs: dict[str, str], env: dict[str, str]) -> ActionRun:
+    return run_action(ROOT, inputs, env, workdir, token=TOKEN)
+
+
+def base_report(warm: Warm, lower_by: float) -> dict:
+    """The base branch's report: the same, with the submitted model ``lower_by`` points lower."""
+    base = json.loads(json.dumps(warm.report))
+    entry = base["models"][MODEL]
+    entry["scaled_pass_at_1"] = round(entry["scaled_pass_at_1"] - lower_by, 2)
+    entry["tasks"]["toy"]["scaled_pass_at_1"] = entry["scaled_pass_at_1"]
+    return base
+
+
+def comment_row(body: str, model: str) -> str:
+    return next(line for line in body.splitlines() if line.startswith(f"| {model} |"))
+
+
+def test_first_run_comments_and_the_second_edits_the_same_comment(tmp_path, warm):
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, PR)
+        gh.add_artifact(REPO, "rcb-report", {"report.json": json.dumps(base_report(warm, 12.5))})
+        # Newer, but made by a fork's run on a branch also called main: must be ignored.
+        gh.add_artifact(
+            REPO, "rcb-report", {"report.json": json.dumps(base_report(warm, 40.0))}, from_fork=True
+        )
+        inputs = inputs_for(warm, tmp_path)
+
+        first = act(tmp_path, inputs, github_env(tmp_path, gh))
+        assert first.exit_code == 0, first.log
+        report = json.loads(Path(first.outputs["report-path"]).read_text())
+        assert set(report["models"]) == {MODEL, "reference"}
+        score = report["models"][MODEL]["scaled_pass_at_1"]
+        assert float(first.outputs["scaled-pass-rate"]) == pytest.approx(score)
+        assert (Path(first.outputs["results-path"]) / "results.jsonl").is_file()
+
+        comments = gh.comments_on(REPO, PR)
+        assert len(comments) == 1
+        body = comments[0]["body"]
+        assert body.startswith("<!-- rcb-comment: ")
+        assert comment_row(body, MODEL).endswith(f"| {format_delta(12.5)} |")
+        assert comment_row(body, "reference").endswith(f"| {format_delta(0.0)} |")
+        summary = (tmp_path / "summary.md").read_text()
+        assert f"**{score:.1f}**" in comment_row(summary, MODEL)
+        assert "Change against the base branch" in summary
+
+        second = act(tmp_path, inputs, github_env(tmp_path, gh))
+        assert second.exit_code == 0, second.log
+        after = gh.comments_on(REPO, PR)
+        assert [c["id"] for c in after] == [comments[0]["id"]]
+        writes = [c.method for c in gh.calls if "comments" in c.path and c.method != "GET"]
+        assert writes == ["POST", "PATCH"]
+        assert second.outputs == first.outputs
+
+
+def test_a_missed_threshold_exits_1_after_the_summary_and_comment(tmp_path, warm):
+    score = warm.report["models"][MODEL]["scaled_pass_at_1"]
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, PR)
+        env = github_env(tmp_path, gh)
+        run = act(tmp_path, inputs_for(warm, tmp_path, **{"fail-under": str(score + 1)}), env)
+        assert run.exit_code == 1
+        assert run.step("Job summary").returncode == 0
+        assert run.step("Pull-request comment").returncode == 0
+        assert run.step("Verdict").returncode == 1
+        assert len(gh.comments_on(REPO, PR)) == 1
+        assert "No results from the base branch" in gh.comments_on(REPO, PR)[0]["body"]
+        assert MODEL in (tmp_path / "summary.md").read_text()
+        assert float(run.outputs["scaled-pass-rate"]) == pytest.approx(score)
+
+
+def test_a_push_gets_a_summary_and_no_comment(tmp_path, warm):
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        run = act(tmp_path, inputs_for(warm, tmp_path), github_env(tmp_path, gh, pull=None))
+        assert run.exit_code == 0, run.log
+        assert "not a pull request" in run.step("Pull-request comment").stderr
+        assert not [c for c in gh.calls if "comments" in c.path or "artifacts" in c.path]
+        assert "reference" in (tmp_path / "summary.md").read_text()
+
+
+def test_a_read_only_token_warns_and_does_not_fail(tmp_path, warm):
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, PR)
+        gh.refuse_writes = True
+        run = act(tmp_path, inputs_for(warm, tmp_path), github_env(tmp_path, gh))
+        assert run.exit_code == 0, run.log
+        assert "::warning title=rcb::the pull-request comment was not posted: API 403" in run.stdout
+        assert gh.comments_on(REPO, PR) == []
+
+
+def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS / "toy", tasks / "toy")
+    shutil.copytree(FIXTURE_TASKS / "_envs", tasks / "_envs")
+    source = tasks / "toy" / "src" / "toy.py"
+    lines = source.read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines, 1) if '<paper2code name="norm">' in line)
+    source.write_text("".join(line for line in lines if '</paper2code name="norm">' not in line))
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, PR)
+        inputs = inputs_for(warm, tmp_path, **{"tasks-dir": str(tasks)})
+        run = act(tmp_path, inputs, github_env(tmp_path, gh))
+        assert run.exit_code == 2
+        assert f"::error file=tasks/toy/src/toy.py,line={start},title=rcb::" in run.stdout
+        assert [s.name for s in run.steps if s.ran][-1] == "Evaluate"
+        assert not [c for c in gh.calls if "comments" in c.path]
+
+
+def test_a_bad_input_is_one_line_naming_it(tmp_path, warm):
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        run = act(tmp_path, inputs_for(warm, tmp_path, samples="many"), github_env(tmp_path, gh))
+        assert run.exit_code == 2
+        assert "::error title=rcb::input 'samples': 'many' is not a whole number" in run.stdout
+
+
+def test_comment_key_separates_comments(tmp_path, warm):
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, PR)
+        env = github_env(tmp_path, gh)
+        for key in ("with-paper", "without-paper"):
+            assert (
+                act(tmp_path, inputs_for(warm, tmp_path, **{"comment-key": key}), env).exit_code
+                == 0
+            )
+        bodies = [c["body"] for c in gh.comments_on(REPO, PR)]
+        assert [b.splitlines()[0] for b in bodies] == [
+            comment_marker("with-paper"),
+            comment_marker("without-paper"),
+        ]
