@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--tasks",
         default=None,
         metavar="GLOB",
-        help="only tasks whose id matches, e.g. 'dyt' or 'ad*'",
+        help="only tasks whose id matches, e.g. 'dyt' or 'ad*'; several: 'dyt,ad*'",
     )
     parser.add_argument(
         "--samples", type=int, default=1, metavar="N", help="samples per snippet (default 1)"

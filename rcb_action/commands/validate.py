@@ -28,6 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--workers", type=int, default=1, metavar="N", help="mutant runs in parallel (default 1)"
     )
+    parser.add_argument(
+        "--annotations",
+        action="store_true",
+        help="also print problems as GitHub Actions annotations (::error file=...,line=...::)",
+    )
     add_sandbox(parser)
     add_tasks_dir(parser)
     parser.set_defaults(handler=run)
@@ -61,6 +66,14 @@ def run(args: argparse.Namespace) -> int:
         checks = validate_tasks(roots, backend, mutants=args.mutants, workers=args.workers)
     finally:
         backend.close()
+    if args.annotations:
+        from rcb_action.github import annotation
+
+        for check in checks:
+            for p in check.problems:
+                print(annotation("error", p.message, file=p.path or None, line=p.line))
+            for w in check.warnings:
+                print(annotation("warning", w.message, file=w.path or None, line=w.line))
     bad = [c for c in checks if not c.ok]
     print(f"rcb: {len(checks) - len(bad)} of {len(checks)} task(s) valid")
     if args.mutants:

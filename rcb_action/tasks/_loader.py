@@ -87,12 +87,15 @@ def find_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Path]:
         if p.is_dir() and not p.name.startswith(("_", ".")) and (p / "task.yaml").is_file()
     )
     if pattern:
-        found = [p for p in found if fnmatch.fnmatchcase(p.name, pattern)]
+        # Several globs may be given separated by commas (task ids never hold one).
+        globs = [g.strip() for g in pattern.split(",") if g.strip()]
+        found = [p for p in found if any(fnmatch.fnmatchcase(p.name, g) for g in globs)]
     return found
 
 
 def load_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Task]:
-    """Load every task under ``tasks_dir`` whose id matches the glob ``pattern``.
+    """Load every task under ``tasks_dir`` whose id matches the glob ``pattern``
+    (or any of several comma-separated globs).
 
     Raises:
         TaskError: on the first malformed task, naming its file and key.
