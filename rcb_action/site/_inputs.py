@@ -1,0 +1,100 @@
+"""Read the results folders a site is built from, and say which results they were."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rcb_action.errors import RcbError
+from rcb_action.results import RESULTS_FILE, Record, combine_records, read_records
+from rcb_action.site._reproduction import REPRODUCTION_FILE, ReproductionRun, read_reproduction
+
+
+@dataclass(frozen=True)
+class SiteInputs:
+    """The records (one per key, sorted by key), reproduction runs, and their identity."""
+
+    records: list[Record]
+    reproduction: list[ReproductionRun]
+    fingerprint: str
+    built_at: dt.datetime | None
+
+
+def results_fingerprint(records: Sequence[Record], runs: Sequence[ReproductionRun]) -> str:
+    """sha256 of the records and runs in a canonical order: the same results give the
+    same fingerprint whatever folders or order they came in."""
+    digest = hashlib.sha256()
+    for record in sorted(records, key=lambda r: r.key):
+        digest.update(record.model_dump_json().encode() + b"\n")
+    digest.update(b"\0reproduction\n")
+    for run in sorted(runs, key=lambda r: (r.model, r.task, r.sample)):
+        digest.update(run.model_dump_json().encode() + b"\n")
+    return digest.hexdigest()
+
+
+def _parse_time(text: str) -> dt.datetime | None:
+    try:
+        moment = dt.datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+def build_time(
+    records: Sequence[Record],
+    runs: Sequence[ReproductionRun] = (),
+    environ: Mapping[str, str] | None = None,
+) -> dt.datetime | None:
+    """``$SOURCE_DATE_EPOCH`` when set (reproducible builds), else the newest record's
+    ``created_at``; None when neither is known.
+
+    Raises:
+        RcbError: ``SOURCE_DATE_EPOCH`` is not a whole number of seconds.
+    """
+    env = os.environ if environ is None else environ
+    epoch = env.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+        except (ValueError, OverflowError, OSError):
+            raise RcbError(
+                f"SOURCE_DATE_EPOCH={epoch!r}: expected whole seconds since 1970 (or unset it)"
+            ) from None
+    stamps = [r.created_at for r in records] + [r.created_at for r in runs]
+    moments = [m for m in map(_parse_time, filter(None, stamps)) if m]
+    return max(moments).astimezone(dt.UTC) if moments else None
+
+
+def load_results(dirs: Sequence[Path]) -> SiteInputs:
+    """Records and reproduction runs of the results folders ``dirs``.
+
+    A key present in several folders is resolved as ``rcb merge`` does.
+
+    Raises:
+        RcbError: a folder holds neither ``results.jsonl`` nor ``reproduction.jsonl``.
+    """
+    groups: list[list[Record]] = []
+    runs: dict[tuple[str, str, int], ReproductionRun] = {}
+    for directory in dirs:
+        results, repro = Path(directory) / RESULTS_FILE, Path(directory) / REPRODUCTION_FILE
+        if not results.is_file() and not repro.is_file():
+            raise RcbError(
+                f"{directory}: no {RESULTS_FILE} or {REPRODUCTION_FILE} here "
+                "(give the --out folder of rcb evaluate or rcb merge)"
+            )
+        groups.append(read_records(results))
+        for run in read_reproduction(repro):
+            runs[(run.model, run.task, run.sample)] = run
+    chosen = combine_records(groups)
+    records = [chosen[key] for key in sorted(chosen)]
+    repro_runs = [runs[key] for key in sorted(runs)]
+    return SiteInputs(
+        records=records,
+        reproduction=repro_runs,
+        fingerprint=results_fingerprint(records, repro_runs),
+        built_at=build_time(records, repro_runs),
+    )

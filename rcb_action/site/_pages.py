@@ -1,0 +1,435 @@
+"""Everything the pages show, computed once from records, tasks and the registry."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rcb_action.models import Registry
+from rcb_action.report import outcomes_of, post_cutoff, summarize
+from rcb_action.results import Record
+from rcb_action.scoring import (
+    FAILURE_CLASSES,
+    macro_task_mean,
+    paired_bootstrap,
+    pass_at_k,
+    pass_rate,
+    scaled_pass_at_1,
+)
+from rcb_action.site._charts import Segment, stacked
+from rcb_action.site._reproduction import (
+    DimensionRow,
+    FunnelStep,
+    ReproductionRun,
+    dimension_table,
+    stage_funnel,
+)
+from rcb_action.site._select import by_model, headline, with_paper, without_paper
+from rcb_action.site._window import WindowResult, default_window, score_key, window_ranking
+from rcb_action.site._window import window_data as encode_window
+from rcb_action.tasks import Task
+
+
+@dataclass
+class SnippetView:
+    name: str
+    weight: int
+    passed: int = 0
+    scored: int = 0
+
+    @property
+    def pass_share(self) -> float | None:
+        return 100.0 * self.passed / self.scored if self.scored else None
+
+
+@dataclass
+class TaskView:
+    """A paper: its metadata (from ``tasks/`` when present there, else from records)."""
+
+    id: str
+    slug: str
+    title: str
+    arxiv: str | None
+    code_url: str | None
+    published: dt.date | None
+    domain: str
+    kind: str
+    snippets: list[SnippetView]
+    in_tasks_dir: bool
+    rows: list[TaskRow] = field(default_factory=list)
+
+    @property
+    def total_weight(self) -> int:
+        return sum(s.weight for s in self.snippets)
+
+    @property
+    def best(self) -> float | None:
+        scores = [r.scaled for r in self.rows if r.scaled is not None]
+        return max(scores) if scores else None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One model's attempts on one snippet: passes out of scored samples."""
+
+    passed: int
+    scored: int
+
+    @property
+    def css(self) -> str:
+        if not self.scored:
+            return "na"
+        if self.passed == self.scored:
+            return "ok"
+        return "part" if self.passed else "no"
+
+
+@dataclass
+class TaskRow:
+    model: ModelView
+    scaled: float | None
+    pass_rate: float | None
+    cells: list[Cell]
+
+
+@dataclass(frozen=True)
+class ModelTask:
+    task: TaskView
+    scaled: float | None
+    pass_rate: float | None
+    snippets: int
+    after_cutoff: bool | None
+
+
+@dataclass(frozen=True)
+class DomainScore:
+    domain: str
+    scaled: float | None
+    snippets: int
+
+
+@dataclass
+class ModelView:
+    """A model's line on the leaderboard and its own page."""
+
+    id: str
+    slug: str
+    name: str
+    provider: str
+    cutoff: dt.date | None
+    cutoff_source: str | None
+    paper: bool
+    scaled: float | None
+    pass_rate: float | None
+    ci: tuple[float, float] | None
+    snippets: int
+    samples: int
+    macro: float | None
+    pass_at_k: dict[int, float | None]
+    cost: float
+    tokens_in: int
+    tokens_out: int
+    harness_errors: int
+    skipped: int
+    failure_classes: dict[str, int]
+    failure_segments: list[Segment]
+    post_cutoff: float | None
+    post_cutoff_snippets: int
+    rank: int | None = None
+    tasks: list[ModelTask] = field(default_factory=list)
+    domains: list[DomainScore] = field(default_factory=list)
+
+    @property
+    def failures(self) -> int:
+        return sum(self.failure_classes.values())
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    model: ModelView
+    with_paper: dict[str, Any]
+    without_paper: dict[str, Any]
+    paired: dict[str, float] | None
+
+
+@dataclass(frozen=True)
+class ReproductionView:
+    runs: int
+    models: int
+    tasks: int
+    dimensions: list[DimensionRow]
+    funnel: list[FunnelStep]
+    funnel_by_model: dict[str, list[FunnelStep]]
+
+
+@dataclass
+class SiteData:
+    """Everything the templates need."""
+
+    models: list[ModelView]
+    tasks: list[TaskView]
+    domains: list[str]
+    failure_classes: list[str]
+    ablation: list[AblationRow]
+    reproduction: ReproductionView | None
+    window: dict[str, Any]
+    window_default: WindowResult | None
+    records: int
+    snippets: int
+
+
+_UNSAFE = re.compile(r"[^a-z0-9._-]+")
+
+
+def _slugs(names: Sequence[str]) -> dict[str, str]:
+    """File-name-safe, case-insensitively unique slugs, stable for a given set of names."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in sorted(names):
+        base = _UNSAFE.sub("-", name.lower()).strip("-.") or "x"
+        slug, n = base, 2
+        while slug in taken:
+            slug, n = f"{base}-{n}", n + 1
+        taken.add(slug)
+        out[name] = slug
+    return out
+
+
+def _failure_order(records: Sequence[Record]) -> list[str]:
+    seen = {r.failure_class or "unknown" for r in records if r.status == "fail"}
+    known = [c for c in FAILURE_CLASSES if c in seen]
+    return known + sorted(seen - set(known))
+
+
+def _model_view(
+    model: str, recs: list[Record], slug: str, registry: Registry, classes: list[str]
+) -> ModelView:
+    info = registry.get(model)
+    chosen = headline(recs)
+    outcomes = outcomes_of(chosen)
+    summary = summarize(chosen)
+    cutoff = info.knowledge_cutoff if info else None
+    later = outcomes_of(post_cutoff(chosen, cutoff)) if cutoff else []
+    failures = Counter(r.failure_class or "unknown" for r in chosen if r.status == "fail")
+    samples = summary["samples"]
+    return ModelView(
+        id=model,
+        slug=slug,
+        name=info.display_name if info else model,
+        provider=info.provider if info else (model.split("/")[0] if "/" in model else "—"),
+        cutoff=cutoff,
+        cutoff_source=info.cutoff_source if info else None,
+        paper=bool(with_paper(recs)),
+        scaled=summary["scaled_pass_at_1"],
+        pass_rate=summary["pass_rate"],
+        ci=tuple(summary["ci95"]) if summary["ci95"] else None,
+        snippets=summary["snippets"],
+        samples=samples,
+        macro=macro_task_mean(outcomes),
+        pass_at_k={
+            k: pass_at_k(outcomes, k) for k in sorted({1, 5, 10, samples}) if 0 < k <= samples
+        },
+        cost=sum(r.cost_usd for r in chosen),
+        tokens_in=sum(r.tokens_in for r in chosen),
+        tokens_out=sum(r.tokens_out for r in chosen),
+        harness_errors=sum(r.status == "harness_error" for r in chosen),
+        skipped=sum(r.status == "skipped" for r in chosen),
+        failure_classes={c: failures[c] for c in classes if failures[c]},
+        failure_segments=stacked(failures, classes),
+        post_cutoff=scaled_pass_at_1(later) if cutoff else None,
+        post_cutoff_snippets=len({(o.task, o.snippet) for o in later}),
+    )
+
+
+def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -> TaskView:
+    first = recs[0] if recs else None
+    weights: dict[str, int] = {}
+    for r in recs:
+        weights.setdefault(r.snippet, r.weight)
+    if task is not None:
+        names = task.snippet_names()
+        names += sorted(set(weights) - set(names))
+        snippets = [
+            SnippetView(n, task.weight(n) if n in task.snippets else weights[n]) for n in names
+        ]
+        c = task.config
+        return TaskView(
+            task_id, slug, c.title, c.arxiv, c.code_url, c.published, c.domain, c.kind,
+            snippets, in_tasks_dir=True,
+        )  # fmt: skip
+    return TaskView(
+        id=task_id,
+        slug=slug,
+        title=task_id,
+        arxiv=None,
+        code_url=None,
+        published=first.published if first else None,
+        domain=first.domain if first else "",
+        kind="snippet",
+        snippets=[SnippetView(n, w) for n, w in sorted(weights.items())],
+        in_tasks_dir=False,
+    )
+
+
+def _reproduction_view(runs: Sequence[ReproductionRun]) -> ReproductionView | None:
+    if not runs:
+        return None
+    per_model: dict[str, list[ReproductionRun]] = defaultdict(list)
+    for run in runs:
+        per_model[run.model].append(run)
+    return ReproductionView(
+        runs=len(runs),
+        models=len(per_model),
+        tasks=len({r.task for r in runs}),
+        dimensions=dimension_table(runs),
+        funnel=stage_funnel(runs),
+        funnel_by_model={m: stage_funnel(rs) for m, rs in sorted(per_model.items())},
+    )
+
+
+def _rank(models: Sequence[ModelView]) -> list[ModelView]:
+    """Best first; equal scores (to 1e-6) share a rank; models with no score come last."""
+    ordered = sorted(models, key=lambda v: (v.scaled is None, -score_key(v.scaled or 0.0), v.id))
+    keys = [score_key(v.scaled) for v in ordered if v.scaled is not None]
+    for view in ordered:
+        if view.scaled is not None:
+            mine = score_key(view.scaled)
+            view.rank = 1 + sum(k > mine for k in keys)
+    return ordered
+
+
+_Scores = dict[tuple[str, str], tuple[float | None, float | None, int]]
+
+
+def _task_rows(
+    task: TaskView,
+    attempts: dict[tuple[str, str], list[Record]],
+    scores: _Scores,
+    models: dict[str, ModelView],
+) -> list[TaskRow]:
+    """Every model's result on each snippet of ``task``; tallies the snippets' passes too."""
+    position = {s.name: i for i, s in enumerate(task.snippets)}
+    rows = []
+    for model_id, view in models.items():
+        recs = attempts.get((task.id, model_id))
+        if not recs:
+            continue
+        tally = [[0, 0] for _ in task.snippets]
+        for r in recs:
+            tally[position[r.snippet]][0] += r.passed
+            tally[position[r.snippet]][1] += 1
+        for snippet, (passed, scored) in zip(task.snippets, tally, strict=True):
+            snippet.passed += passed
+            snippet.scored += scored
+        scaled, rate, _ = scores[(task.id, model_id)]
+        rows.append(TaskRow(view, scaled, rate, [Cell(p, n) for p, n in tally]))
+    rows.sort(key=lambda row: (row.scaled is None, -score_key(row.scaled or 0.0), row.model.id))
+    return rows
+
+
+def _model_tasks(view: ModelView, tasks: dict[str, TaskView], scores: _Scores) -> list[ModelTask]:
+    out = []
+    for task_id, task in tasks.items():
+        if (task_id, view.id) not in scores:
+            continue
+        scaled, rate, count = scores[(task_id, view.id)]
+        after = None
+        if view.cutoff is not None and task.published is not None:
+            after = task.published > view.cutoff
+        out.append(ModelTask(task, scaled, rate, count, after))
+    out.sort(key=lambda t: (t.scaled is None, -score_key(t.scaled or 0.0), t.task.id))
+    return out
+
+
+def _domains(recs: Sequence[Record]) -> list[DomainScore]:
+    per_domain: dict[str, list[Record]] = defaultdict(list)
+    for r in recs:
+        if r.scored:
+            per_domain[r.domain].append(r)
+    out = []
+    for domain, group in sorted(per_domain.items()):
+        outcomes = outcomes_of(group)
+        count = len({(o.task, o.snippet) for o in outcomes})
+        out.append(DomainScore(domain, scaled_pass_at_1(outcomes), count))
+    return out
+
+
+def build_site_data(
+    records: Sequence[Record],
+    tasks: Sequence[Task],
+    registry: Registry,
+    reproduction: Sequence[ReproductionRun] = (),
+) -> SiteData:
+    """Scores, tables and chart geometry for every page, in a deterministic order."""
+    grouped = by_model(records)
+    headline_records = [r for recs in grouped.values() for r in headline(recs)]
+    classes = _failure_order(headline_records)
+    model_slugs = _slugs(list(grouped))
+    models = {
+        m: _model_view(m, recs, model_slugs[m], registry, classes) for m, recs in grouped.items()
+    }
+    ordered = _rank(list(models.values()))
+
+    # Tasks: every task folder, and any task that only the results know.
+    loaded = {t.id: t for t in tasks}
+    by_task: dict[str, list[Record]] = defaultdict(list)
+    for r in headline_records:
+        by_task[r.task].append(r)
+    task_ids = sorted(set(loaded) | set(by_task))
+    task_slugs = _slugs(task_ids)
+    task_views = {
+        t: _task_view(t, task_slugs[t], loaded.get(t), by_task.get(t, [])) for t in task_ids
+    }
+
+    # Per model and task: the scores both the task pages and the model pages show.
+    attempts: dict[tuple[str, str], list[Record]] = defaultdict(list)
+    for r in headline_records:
+        if r.scored:
+            attempts[(r.task, r.model)].append(r)
+    scores: _Scores = {}
+    for key, recs in attempts.items():
+        outcomes = outcomes_of(recs)
+        count = len({o.snippet for o in outcomes})
+        scores[key] = (scaled_pass_at_1(outcomes), pass_rate(outcomes), count)
+    for task in task_views.values():
+        task.rows = _task_rows(task, attempts, scores, models)
+    for model_id, recs in grouped.items():
+        models[model_id].tasks = _model_tasks(models[model_id], task_views, scores)
+        models[model_id].domains = _domains(headline(recs))
+
+    ablation = []
+    for model_id, recs in grouped.items():
+        with_recs, without_recs = with_paper(recs), without_paper(recs)
+        if with_recs and without_recs:
+            paired = paired_bootstrap(outcomes_of(with_recs), outcomes_of(without_recs))
+            ablation.append(
+                AblationRow(models[model_id], summarize(with_recs), summarize(without_recs), paired)
+            )
+    place = {v.id: i for i, v in enumerate(ordered)}
+    ablation.sort(key=lambda a: place[a.model.id])
+
+    meta = {
+        m.id: {"name": m.name, "provider": m.provider, "href": f"models/{m.slug}.html"}
+        for m in ordered
+    }
+    window = default_window(records, registry)
+    newest_first = sorted(
+        task_views.values(),
+        key=lambda t: (t.published is None, -(t.published.toordinal() if t.published else 0), t.id),
+    )
+    return SiteData(
+        models=ordered,
+        tasks=newest_first,
+        domains=sorted({r.domain for r in headline_records}),
+        failure_classes=classes,
+        ablation=ablation,
+        reproduction=_reproduction_view(reproduction),
+        window=encode_window(records, registry, meta),
+        window_default=window_ranking(records, registry, *window) if window else None,
+        records=len(records),
+        snippets=len({(r.task, r.snippet) for r in headline_records if r.scored}),
+    )
