@@ -1,0 +1,341 @@
+"""Security rules every workflow (and action.yml) must keep, checked by parsing them.
+
+- No secret reaches a job triggered by ``pull_request`` (it runs the pull request's code).
+- No ``pull_request_target`` or ``workflow_run`` job checks out pull-request code.
+- Every third-party action is pinned to a full commit SHA, with its version in a comment.
+- Every job declares its permissions; writes only where listed below, with the reason.
+
+Each rule is a function returning its violations, tested on the real files and on
+small bad examples (so a rule that silently stopped matching would be caught).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import ROOT
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
+ACTION = ROOT / "action.yml"
+
+# (workflow file, job) -> the write scopes it may hold, and why.
+ALLOWED_WRITES: dict[tuple[str, str], dict[str, str]] = {
+    ("evaluate.yml", "deploy"): {
+        "pages": "actions/deploy-pages publishes the leaderboard",
+        "id-token": "Pages checks the deployment's OIDC token",
+    },
+    ("validate-comment.yml", "comment"): {
+        "pull-requests": "posts the validation verdict from trusted code",
+    },
+    ("crawl.yml", "crawl"): {
+        "contents": "pushes the branch with the updated candidate queue",
+        "pull-requests": "opens the candidates pull request",
+        "issues": "opens one triage issue per candidate when enabled",
+    },
+}
+UNTRUSTED_CHECKOUT = re.compile(
+    r"github\.event\.pull_request|github\.head_ref|github\.event\.workflow_run\.head"
+    r"|refs/pull/|pull/\$\{\{"
+)
+PINNED = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^@]*)?@[0-9a-f]{40}$")
+
+
+@dataclass
+class Workflow:
+    name: str
+    data: dict[str, Any]
+    text: str
+
+    @property
+    def triggers(self) -> set[str]:
+        on = self.data.get("on", self.data.get(True))  # YAML 1.1 reads a bare `on` as True
+        if isinstance(on, str):
+            return {on}
+        if isinstance(on, list):
+            return set(on)
+        return set(on or {})
+
+    @property
+    def jobs(self) -> dict[str, dict[str, Any]]:
+        return dict(self.data.get("jobs") or {})
+
+
+def load(path: Path) -> Workflow:
+    text = path.read_text(encoding="utf-8")
+    return Workflow(path.name, yaml.safe_load(text), text)
+
+
+def strings(node: Any) -> Iterator[str]:
+    """Every string (keys and values) in a parsed YAML tree."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from strings(key)
+            yield from strings(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from strings(item)
+
+
+def steps_of(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(job.get("steps") or [])
+
+
+def secrets_in_pull_request_jobs(wf: Workflow) -> list[str]:
+    if "pull_request" not in wf.triggers:
+        return []
+    found = []
+    for job_id, job in wf.jobs.items():
+        if job.get("secrets") is not None:
+            found.append(f"{wf.name}: job {job_id} passes secrets to a reusable workflow")
+        for text in strings(job):
+            if re.search(r"\bsecrets\s*(\.|\[|\))|\bgithub\.token\b", text):
+                found.append(f"{wf.name}: job {job_id} uses a secret or token: {text.strip()[:80]}")
+        for step in steps_of(job):
+            uses = str(step.get("uses", ""))
+            if uses.startswith("./") and (step.get("with") or {}).get("github-token") != "":
+                found.append(
+                    f"{wf.name}: job {job_id} runs the Action with its default github-token; "
+                    "set github-token: '' in pull_request jobs"
+                )
+    return found
+
+
+def untrusted_checkouts(wf: Workflow) -> list[str]:
+    if not wf.triggers & {"pull_request_target", "workflow_run"}:
+        return []
+    found = []
+    for job_id, job in wf.jobs.items():
+        for step in steps_of(job):
+            uses = str(step.get("uses", ""))
+            if uses.startswith("actions/checkout@"):
+                options = step.get("with") or {}
+                for key in ("ref", "repository"):
+                    if UNTRUSTED_CHECKOUT.search(str(options.get(key, ""))):
+                        found.append(
+                            f"{wf.name}: job {job_id} checks out pull-request code ({key})"
+                        )
+            run = str(step.get("run", ""))
+            if re.search(
+                r"\bgit\s+(fetch|checkout|switch|pull)\b", run
+            ) and UNTRUSTED_CHECKOUT.search(run):
+                found.append(f"{wf.name}: job {job_id} fetches pull-request code in a run step")
+            if re.search(r"\bgh\s+pr\s+checkout\b", run):
+                found.append(f"{wf.name}: job {job_id} runs gh pr checkout")
+    return found
+
+
+def unpinned_actions(name: str, data: dict[str, Any], text: str) -> list[str]:
+    uses: list[str] = []
+    for job in (data.get("jobs") or {}).values():
+        if "uses" in job:  # a reusable workflow
+            uses.append(str(job["uses"]))
+        uses += [str(s["uses"]) for s in steps_of(job) if "uses" in s]
+    uses += [str(s["uses"]) for s in (data.get("runs") or {}).get("steps", []) if "uses" in s]
+    found = []
+    lines = text.splitlines()
+    for ref in uses:
+        if ref.startswith("./"):
+            continue
+        if ref.startswith("docker://"):
+            if "@sha256:" not in ref:
+                found.append(f"{name}: {ref} is not pinned by digest")
+            continue
+        if not PINNED.match(ref):
+            found.append(f"{name}: {ref} is not pinned to a full commit SHA")
+            continue
+        line = next((ln for ln in lines if f"uses: {ref}" in ln), "")
+        if not re.search(r"#\s*v\d", line):
+            found.append(f"{name}: {ref} has no '# vX.Y.Z' comment naming its version")
+    return found
+
+
+def permission_problems(wf: Workflow) -> list[str]:
+    found = []
+    top = wf.data.get("permissions")
+    if isinstance(top, str) or (isinstance(top, dict) and "write" in top.values()):
+        found.append(f"{wf.name}: workflow-level permissions grant more than read ({top})")
+    for job_id, job in wf.jobs.items():
+        if "permissions" not in job:
+            found.append(f"{wf.name}: job {job_id} does not declare its permissions")
+            continue
+        perms = job["permissions"]
+        if isinstance(perms, str):
+            found.append(f"{wf.name}: job {job_id} uses '{perms}'; list the scopes it needs")
+            continue
+        writes = {scope for scope, level in (perms or {}).items() if level == "write"}
+        if writes and wf.triggers & {"pull_request", "pull_request_target"}:
+            found.append(f"{wf.name}: job {job_id} can write on a pull-request trigger: {writes}")
+        allowed = set(ALLOWED_WRITES.get((wf.name, job_id), {}))
+        if writes - allowed:
+            found.append(f"{wf.name}: job {job_id} writes {sorted(writes - allowed)} unlisted")
+    return found
+
+
+def test_there_are_workflows_for_each_duty():
+    triggers = {wf.name: wf.triggers for wf in map(load, WORKFLOWS)}
+    assert {"push", "pull_request"} <= triggers["ci.yml"]
+    assert triggers["validate.yml"] == {"pull_request"}
+    assert triggers["validate-comment.yml"] == {"workflow_run"}
+    assert {"push", "workflow_dispatch"} <= triggers["evaluate.yml"]
+    assert "schedule" in triggers["crawl.yml"]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_rules(path):
+    wf = load(path)
+    problems = (
+        secrets_in_pull_request_jobs(wf)
+        + untrusted_checkouts(wf)
+        + unpinned_actions(wf.name, wf.data, wf.text)
+        + permission_problems(wf)
+    )
+    assert problems == []
+
+
+def test_action_pins_its_actions():
+    text = ACTION.read_text()
+    assert unpinned_actions("action.yml", yaml.safe_load(text), text) == []
+
+
+def test_allowed_writes_are_all_used():
+    """The allowlist names only jobs that exist and scopes they hold."""
+    workflows = {wf.name: wf for wf in map(load, WORKFLOWS)}
+    for (name, job_id), scopes in ALLOWED_WRITES.items():
+        perms = workflows[name].jobs[job_id]["permissions"]
+        assert {s for s, level in perms.items() if level == "write"} == set(scopes)
+
+
+BAD = {
+    "secret in a pull_request job": (
+        secrets_in_pull_request_jobs,
+        """
+on: pull_request
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - run: echo hi
+        env:
+          KEY: ${{ secrets.OPENAI_API_KEY }}
+""",
+    ),
+    "token to the Action in a pull_request job": (
+        secrets_in_pull_request_jobs,
+        """
+on: [pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - uses: ./
+        with:
+          models: reference
+""",
+    ),
+    "pull_request_target checks out the head": (
+        untrusted_checkouts,
+        """
+on: pull_request_target
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+        with:
+          ref: ${{ github.event.pull_request.head.sha }}
+""",
+    ),
+    "workflow_run fetches the pull request": (
+        untrusted_checkouts,
+        """
+on:
+  workflow_run:
+    workflows: [x]
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - run: git fetch origin ${{ github.event.workflow_run.head_sha }} && git checkout FETCH_HEAD
+""",
+    ),
+    "unpinned action": (
+        lambda wf: unpinned_actions(wf.name, wf.data, wf.text),
+        """
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - uses: actions/checkout@v4
+""",
+    ),
+    "pinned without a version comment": (
+        lambda wf: unpinned_actions(wf.name, wf.data, wf.text),
+        """
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
+""",
+    ),
+    "job without permissions": (
+        permission_problems,
+        """
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo hi
+""",
+    ),
+    "write on a pull_request trigger": (
+        permission_problems,
+        """
+on: pull_request
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    permissions:
+      pull-requests: write
+    steps:
+      - run: echo hi
+""",
+    ),
+    "write-all": (
+        permission_problems,
+        """
+on: push
+permissions: write-all
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    permissions: write-all
+    steps:
+      - run: echo hi
+""",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_rules_catch_bad_examples(case):
+    rule, text = BAD[case]
+    wf = Workflow("bad.yml", yaml.safe_load(text), text)
+    assert rule(wf), f"the rule missed: {case}"
