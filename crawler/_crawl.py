@@ -127,7 +127,8 @@ class CrawlSummary:
     queue_written: bool = False
     queue: Queue | None = None
     warnings: list[str] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # wall
+    cpu_seconds: dict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     @property
     def read(self) -> int:
@@ -171,6 +172,16 @@ def refresh(queue: Queue, tasks: dict[str, str], cutoffs: Cutoffs) -> None:
         queue.candidates[arxiv_id] = updated
 
 
+@contextmanager
+def _timed(summary: CrawlSummary, stage: str) -> Iterator[None]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        summary.seconds[stage] += time.perf_counter() - wall
+        summary.cpu_seconds[stage] += time.process_time() - cpu
+
+
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
 
@@ -203,6 +214,9 @@ def crawl(
     summary.queue = queue
     before = dict(queue.candidates)
     tasks = task_papers(options.tasks_dir)
+    # Cutoffs and tasks do not change during a crawl, and new candidates are scored
+    # as they come: the entries already queued are brought up to date once, here.
+    refresh(queue, tasks, cutoffs)
     collector = Collector(
         since=options.since,
         categories=options.categories,
@@ -227,24 +241,23 @@ def crawl(
     )
 
     def checkpoint() -> None:
-        started = time.perf_counter()
-        for arxiv_id, fresh in collector.take().items():
-            queue.candidates[arxiv_id] = merge(queue.candidates.get(arxiv_id), fresh)
-        refresh(queue, tasks, cutoffs)
-        summary.queue_written |= write_queue(queue)
-        save_cursor(
-            cursor_path,
-            Cursor(
-                key=key,
-                query=query,
-                since=options.since,
-                until=until,
-                offset=summary.offset,
-                total=summary.total,
-            ),
-        )
+        # The queue first, then the cursor: a crash between them re-reads a page, harmlessly.
+        with _timed(summary, "write"):
+            for arxiv_id, fresh in collector.take().items():
+                queue.candidates[arxiv_id] = merge(queue.candidates.get(arxiv_id), fresh)
+            summary.queue_written |= write_queue(queue)
+            save_cursor(
+                cursor_path,
+                Cursor(
+                    key=key,
+                    query=query,
+                    since=options.since,
+                    until=until,
+                    offset=summary.offset,
+                    total=summary.total,
+                ),
+            )
         progress.page(summary.offset, summary.total, summary.counts["kept"])
-        summary.seconds["write"] += time.perf_counter() - started
 
     with _capture_arxiv_warnings(collector), CrawlProgress(enabled=options.progress) as progress:
         try:
@@ -252,9 +265,9 @@ def crawl(
             while not exhausted and (stop_at is None or summary.offset < stop_at):
                 results = client.results(search, offset=summary.offset)
                 while True:
-                    started = time.perf_counter()
                     try:
-                        result = next(results)
+                        with _timed(summary, "fetch_parse"):
+                            result = next(results)
                     except StopIteration:
                         reached_max = stop_at is not None and summary.offset >= stop_at
                         exhausted = not reached_max or (
@@ -274,13 +287,10 @@ def crawl(
                             summary.offset = min(summary.offset, summary.total)
                         checkpoint()
                         break
-                    finally:
-                        summary.seconds["fetch_parse"] += time.perf_counter() - started
-                    started = time.perf_counter()
-                    collector.add(result)
-                    summary.offset += 1
-                    summary.total = getattr(client, "total_results", None) or summary.total
-                    summary.seconds["candidates"] += time.perf_counter() - started
+                    with _timed(summary, "candidates"):
+                        collector.add(result)
+                        summary.offset += 1
+                        summary.total = getattr(client, "total_results", None) or summary.total
                     progress.update(
                         summary.offset - summary.start_offset,
                         None

@@ -128,7 +128,8 @@ def find_code_links(*texts: str | None) -> list[CodeLink]:
     found: list[CodeLink] = []
     seen: set[str] = set()
     for text in texts:
-        if not text:
+        # Most abstracts hold no link at all: skip the pattern search for them.
+        if not text or ("://" not in text and ".co" not in text and ".org/" not in text):
             continue
         for match in _URL.finditer(text):
             url = _trim(match.group(0))

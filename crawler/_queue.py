@@ -9,6 +9,7 @@ crawl that finds something shows as a small diff.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import tempfile
@@ -88,6 +89,8 @@ class Queue:
 
     path: Path
     candidates: dict[str, Candidate] = field(default_factory=dict)
+    # Each entry's rendered lines, reused while the (frozen) entry is the same object.
+    _rendered: dict[str, tuple[Candidate, list[str]]] = field(default_factory=dict, repr=False)
 
     def sorted(self) -> list[Candidate]:
         return sort_candidates(self.candidates.values())
@@ -138,19 +141,76 @@ def load_queue(path: Path) -> Queue:
     return queue
 
 
-def render_queue(candidates: Iterable[Candidate]) -> str:
-    """The file's text: the header, then the sorted entries."""
-    rows = [c.model_dump(mode="python", exclude_none=True) for c in sort_candidates(candidates)]
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    body = yaml.dump(
-        {"candidates": rows},
-        Dumper=dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-        default_flow_style=False,
-    )
-    return QUEUE_HEADER + "\n" + body
+# A string is written plain only when it cannot be read back as anything else.
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9._/+-]*(?::[A-Za-z0-9._/+-]+)*")
+_NOT_PLAIN_WORDS = {"yes", "no", "true", "false", "on", "off", "null", "y", "n"}
+_json_string = json.encoder.encode_basestring  # json.dumps(s, ensure_ascii=False), in C
+# Characters YAML does not allow raw, or reads as line breaks inside quotes.
+_ESCAPE = re.compile(
+    r"[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029]"
+)
+
+
+def _scalar(value: object) -> str:
+    if isinstance(value, str):
+        if _PLAIN.fullmatch(value) and value.lower() not in _NOT_PLAIN_WORDS:
+            return value
+        # A JSON string is a YAML double-quoted scalar; escape what YAML would not read as is.
+        return _ESCAPE.sub(lambda m: f"\\u{ord(m[0]):04x}", _json_string(value))
+    if isinstance(value, bool) or value is None:
+        raise TypeError(f"the queue holds no {type(value).__name__} values")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    raise TypeError(f"the queue holds no {type(value).__name__} values")
+
+
+def _entry(candidate: Candidate) -> list[str]:
+    lines: list[str] = []
+    data = candidate.model_dump(mode="python", exclude_none=True)
+    for key, value in data.items():
+        prefix = "- " if not lines else "  "
+        if not isinstance(value, list):
+            lines.append(f"{prefix}{key}: {_scalar(value)}")
+        elif not value:
+            lines.append(f"{prefix}{key}: []")
+        else:
+            lines.append(f"{prefix}{key}:")
+            for item in value:
+                if isinstance(item, dict):
+                    pairs = [f"{k}: {_scalar(v)}" for k, v in item.items()]
+                    lines.append("  - " + pairs[0])
+                    lines += ["    " + pair for pair in pairs[1:]]
+                else:
+                    lines.append(f"  - {_scalar(item)}")
+    return lines
+
+
+def render_queue(
+    candidates: Iterable[Candidate],
+    cache: dict[str, tuple[Candidate, list[str]]] | None = None,
+) -> str:
+    """The file's text: the header, then the sorted entries, one key a line.
+
+    Written directly rather than through PyYAML's representer, which takes seconds
+    for thousands of entries; :func:`load_queue` reads it back with PyYAML.
+    ``cache`` keeps each entry's lines between calls (a crawl writes after every page).
+    """
+    ordered = sort_candidates(candidates)
+    if not ordered:
+        return QUEUE_HEADER + "\ncandidates: []\n"
+    lines = ["candidates:"]
+    for candidate in ordered:
+        cached = cache.get(candidate.arxiv) if cache is not None else None
+        if cached is not None and cached[0] is candidate:
+            lines += cached[1]
+            continue
+        entry = _entry(candidate)
+        if cache is not None:
+            cache[candidate.arxiv] = (candidate, entry)
+        lines += entry
+    return QUEUE_HEADER + "\n" + "\n".join(lines) + "\n"
 
 
 def write_text_if_changed(path: Path, text: str) -> bool:
@@ -177,7 +237,9 @@ def write_text_if_changed(path: Path, text: str) -> bool:
 
 def write_queue(queue: Queue) -> bool:
     """Write the queue file if its text changed; True when it did."""
-    return write_text_if_changed(queue.path, render_queue(queue.candidates.values()))
+    return write_text_if_changed(
+        queue.path, render_queue(queue.candidates.values(), queue._rendered)
+    )
 
 
 def resolve_queue_path(explicit: Path | None = None) -> Path:

@@ -202,3 +202,37 @@ def test_queue_errors_name_the_file_and_key(tmp_path):
     path.write_text(text + text.split("candidates:\n", 1)[1])
     with pytest.raises(RcbError, match=r"arXiv 2507.99901 is listed twice"):
         load_queue(path)
+
+
+AWKWARD = [
+    "plain",
+    "yes",
+    "No",
+    "null",
+    "~",
+    "3.14",
+    "2025-07-01",
+    "a: b",
+    "# not a comment",
+    "- not a list",
+    "quote \" and 'single'",
+    "back\\slash $\\alpha$",
+    "tab\tand\nnewline",
+    "unicode é ü 漢字 😀",
+    "line\u2028separator",
+    "next\x85line",
+    "bell\x07",
+    " leading",
+    "trailing ",
+    "https://github.com/a/b",
+    "colon:",
+    "@at %pct {brace} [bracket] *star &amp !bang |pipe >gt `tick`",
+]
+
+
+@pytest.mark.parametrize("text", AWKWARD)
+def test_queue_file_reads_back_every_string_as_written(tmp_path, text):
+    candidate = _candidate(title=text, note=text, authors=[text, "B"], abstract=text, comment=text)
+    path = tmp_path / "queue.yaml"
+    assert write_queue(Queue(path, {candidate.arxiv: candidate})) is True
+    assert load_queue(path).candidates[candidate.arxiv] == candidate
