@@ -52,3 +52,45 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for key in list(os.environ):
         if key.endswith("_API_KEY"):
             monkeypatch.delenv(key)
+
+
+def _docker_or_skip(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    """A docker-py client; skips (fails under CI=true) when no daemon answers."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as exc:
+        _docker_or_skip(
+            f"no Docker daemon answers ({type(exc).__name__}); start dockerd to run Docker tests"
+        )
+    return client
+
+
+@pytest.fixture(scope="session")
+def docker_base_image(docker_client) -> str:
+    """A base image that exists here: $RCB_BASE_IMAGE, rcb-base:bookworm or python:3.11-slim.
+
+    No registry is reachable from CI, so .ci/run builds rcb-base:bookworm with
+    ``rcb sandbox build-base`` before the tests.
+    """
+    import docker.errors
+
+    candidates = [os.environ.get("RCB_BASE_IMAGE"), "rcb-base:bookworm", "python:3.11-slim"]
+    for tag in [c for c in candidates if c]:
+        try:
+            docker_client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            continue
+        os.environ["RCB_BASE_IMAGE"] = tag
+        return tag
+    _docker_or_skip("no base image (build one with `rcb sandbox build-base`)")
+    return ""

@@ -22,7 +22,7 @@ def test_reference_and_null_on_fixture(tmp_path, cli):
     )
     assert code == 0
     records = _records(out)
-    assert len(records) == 10
+    assert len(records) == 2 * (5 + 2)  # two models, toy has 5 snippets and guard 2
     for (_task, snippet, model, _), record in records.items():
         assert record.status == ("pass" if model == "reference" else "fail"), (
             snippet,
@@ -63,7 +63,7 @@ def test_failure_classes_from_the_run(tmp_path, cli):
     replay = write_replay(tmp_path / "hostile.jsonl", rows)
     out = tmp_path / "out"
     code, _, _ = cli(
-        "evaluate", "--model", f"replay:{replay}", "--tasks-dir", FIXTURE_TASKS, "--out", out,
+        "evaluate", "--model", f"replay:{replay}", "--tasks-dir", FIXTURE_TASKS, "--tasks", "toy", "--out", out,
         "--samples", "3", "--workers", "2", "--no-progress",
     )  # fmt: skip
     assert code == 0
@@ -113,7 +113,12 @@ def test_litellm_path_retries_and_records_usage(tmp_path):
     )
     out = tmp_path / "out"
     config = EvalConfig(
-        models=["openai/gpt-4o"], out=out, tasks_dir=FIXTURE_TASKS, workers=1, progress=False
+        models=["openai/gpt-4o"],
+        out=out,
+        tasks_dir=FIXTURE_TASKS,
+        tasks="toy",
+        workers=1,
+        progress=False,
     )
     evaluate(config, model_objects=[model])
     assert model.retries == 1
@@ -130,7 +135,16 @@ def test_litellm_path_retries_and_records_usage(tmp_path):
 
 def test_rerun_with_nothing_changed_does_nothing(tmp_path, cli):
     out = tmp_path / "out"
-    args = ("evaluate", "--tasks-dir", FIXTURE_TASKS, "--out", out, "--no-progress")
+    args = (
+        "evaluate",
+        "--tasks-dir",
+        FIXTURE_TASKS,
+        "--tasks",
+        "toy",
+        "--out",
+        out,
+        "--no-progress",
+    )
     assert cli(*args)[0] == 0
     before = (out / "results.jsonl").read_bytes()
     code, _, err = cli(*args)
@@ -153,14 +167,15 @@ def test_changed_task_reruns_only_that_task(tmp_path, fixture_tasks, cli):
     )
     assert cli(*args)[0] == 0
     first = ResultStore(out).records()
+    toy = [r for r in first if r.task == "toy"]
+    assert toy and len(toy) < len(first)  # the guard task is in the run too
     paper = fixture_tasks / "toy" / "paper.md"
     paper.write_text(paper.read_text() + "\nA clarifying sentence.\n")
     assert cli(*args)[0] == 0
     second = ResultStore(out).records()
-    assert len(second) == 2 * len(
-        first
-    )  # the prompt changed for every snippet: all rerun, appended
-    assert {r.prompt_sha for r in second[len(first) :]}.isdisjoint({r.prompt_sha for r in first})
+    rerun = second[len(first) :]
+    assert {r.task for r in rerun} == {"toy"} and len(rerun) == len(toy)  # only the changed task
+    assert {r.prompt_sha for r in rerun}.isdisjoint({r.prompt_sha for r in toy})
     assert cli(*args)[0] == 0
     assert len(ResultStore(out).records()) == len(second)
 

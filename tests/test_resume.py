@@ -35,7 +35,7 @@ def _replay(path: Path) -> Path:
 def _command(replay: Path, out: Path) -> list[str]:
     return [
         sys.executable, "-m", "rcb_action", "evaluate", "--model", f"replay:{replay}", "--tasks-dir",
-        str(FIXTURE_TASKS), "--samples", str(SAMPLES), "--workers", "2", "--out", str(out), "--no-progress",
+        str(FIXTURE_TASKS), "--tasks", "toy", "--samples", str(SAMPLES), "--workers", "2", "--out", str(out), "--no-progress",
     ]  # fmt: skip
 
 

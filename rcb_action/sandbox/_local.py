@@ -24,6 +24,7 @@ from pathlib import Path
 
 from rcb_action.sandbox._base import TRUNCATION_MARKER, ExecResult, Limits, Sandbox, SandboxBackend
 from rcb_action.sandbox._envs import build_venv
+from rcb_action.sandbox._files import HostFiles
 from rcb_action.tasks import Task
 
 # Only these variables reach sandboxed code; API keys and tokens never do.
@@ -75,40 +76,26 @@ class LocalSandbox(Sandbox):
         self.backend = backend
         self.venv = venv
         self.workspace = str(workspace)
+        self.files = HostFiles(workspace)
         self.python = str(venv / "bin" / "python")
         self._procs: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
     # files -------------------------------------------------------------
     def _path(self, rel: str) -> Path:
-        path = (Path(self.workspace) / rel).resolve()
-        if not path.is_relative_to(Path(self.workspace).resolve()):
-            raise ValueError(f"path escapes the workspace: {rel}")
-        return path
+        return self.files.path(rel)
 
     def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
-        for rel, data in files.items():
-            path = self._path(rel)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-            path.chmod(0o666 if writable else 0o644)
+        self.files.write_files(files, writable=writable)
 
     def mkdir(self, path: str, *, writable: bool = True) -> None:
-        target = self._path(path)
-        target.mkdir(parents=True, exist_ok=True)
-        # Sticky and world-writable: the sandbox user may add files here but not
-        # rename or delete the harness's own (root-owned) files and folders.
-        target.chmod(0o1777 if writable else 0o755)
+        self.files.mkdir(path, writable=writable)
 
     def read_file(self, path: str) -> bytes:
-        return self._path(path).read_bytes()
+        return self.files.read_file(path)
 
     def remove(self, path: str) -> None:
-        target = self._path(path)
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target, ignore_errors=True)
-        else:
-            target.unlink(missing_ok=True)
+        self.files.remove(path)
 
     # exec --------------------------------------------------------------
     def _limits(self, timeout_s: float) -> None:

@@ -62,6 +62,24 @@ def _watched() -> dict[str, object]:
     return found
 
 
+def _plugin_origin(plugin: object) -> str:
+    """The module a plugin (a module, a class or an instance) comes from."""
+    if isinstance(plugin, type(sys)):
+        return getattr(plugin, "__name__", "?")
+    if isinstance(plugin, type):
+        return plugin.__module__
+    return type(plugin).__module__
+
+
+def _legitimate(plugin: object, rootdir: str) -> bool:
+    """pytest's own plugins and the task's conftest files; anything else came from the code under test."""
+    origin = _plugin_origin(plugin)
+    if origin.startswith(("_pytest", "pytest", "pluggy", "rcb_verdict")):
+        return True
+    path = getattr(plugin, "__file__", None) or ""
+    return path.endswith("conftest.py") and os.path.realpath(path).startswith(rootdir)
+
+
 class _Recorder:
     def __init__(self, key: bytes, out: str) -> None:
         self._key = key
@@ -69,6 +87,12 @@ class _Recorder:
         self._snapshot = {name: id(obj) for name, obj in _watched().items()}
         self._results: dict[str, str] = {}
         self._errors: list[str] = []
+        self._plugins: set[int] = set()
+        self._rootdir = ""
+
+    def remember_plugins(self, config) -> None:
+        self._plugins = {id(p) for p in config.pluginmanager.get_plugins()}
+        self._rootdir = os.path.realpath(str(config.rootpath))
 
     def pytest_runtest_logreport(self, report) -> None:
         previous = self._results.get(report.nodeid, "passed")
@@ -86,7 +110,14 @@ class _Recorder:
 
     def pytest_sessionfinish(self, session, exitstatus) -> None:
         tampered = sorted(
-            name for name, obj in _watched().items() if id(obj) != self._snapshot[name]
+            name for name, obj in _watched().items() if id(obj) != self._snapshot.get(name)
+        )
+        # A plugin registered after start-up that is neither pytest's nor a conftest
+        # was registered by the code under test (e.g. to rewrite reports).
+        tampered += sorted(
+            f"plugin from {_plugin_origin(p)}"
+            for p in session.config.pluginmanager.get_plugins()
+            if id(p) not in self._plugins and not _legitimate(p, self._rootdir)
         )
         body = json.dumps(
             {
@@ -104,6 +135,7 @@ class _Recorder:
 
 def pytest_configure(config) -> None:
     config.pluginmanager.register(_RECORDER, "rcb-verdict-recorder")
+    _RECORDER.remember_plugins(config)
 
 
 _RECORDER = _Recorder(

@@ -1,0 +1,467 @@
+"""The Docker backend (docker-py): warm containers per task, an exec per snippet.
+
+Each container runs ``sleep infinity`` as PID 1 with no network, a read-only
+root, memory, CPU and process limits, all capabilities dropped and
+``no-new-privileges``; its only writable places are a private ``/tmp`` and the
+workspace volume at ``/work``. Code runs as the unprivileged user 65534, so the
+files the harness writes read-only (root-owned) cannot be edited or deleted.
+After every exec, every process of that user is killed (``kill -9 -1``), so no
+daemon outlives its test. A container serves one exec at a time; a task gets as
+many warm containers as it has attempts in flight.
+
+Containers and volumes carry the label ``rcb.sandbox`` and the owner's pid and
+host name; they are removed on every exit path, and ``rcb sandbox gc`` removes
+any whose owner is gone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import io
+import os
+import shutil
+import socket
+import struct
+import tarfile
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from rcb_action.errors import RcbError
+from rcb_action.sandbox._base import TRUNCATION_MARKER, ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._files import HostFiles
+from rcb_action.sandbox._images import VENV, ensure_image
+from rcb_action.tasks import Task
+
+LABEL = "rcb.sandbox"
+SANDBOX_USER = "65534:65534"
+WORKSPACE = "/work"
+# Output beyond this multiple of the cap is a flood: the exec is killed.
+FLOOD_FACTOR = 16
+# kill(-1) signals every process the caller may signal, except itself.
+_KILL_ALL = "import os, signal; os.kill(-1, signal.SIGKILL)"
+
+
+def docker_client() -> Any:
+    """A docker-py client for the daemon in the environment (DOCKER_HOST or the socket).
+
+    Raises:
+        RcbError: no daemon answers.
+    """
+    import docker
+    import docker.errors
+
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except (docker.errors.DockerException, OSError) as exc:
+        raise RcbError(
+            f"--sandbox docker: no Docker daemon answers ({exc.__class__.__name__}); "
+            "start dockerd or use --sandbox local"
+        ) from None
+    return client
+
+
+def host_gpus() -> list[str]:
+    """GPU devices on this host, as the NVIDIA runtime would expose them."""
+    return sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))
+
+
+def gpu_device_requests(task: Task, gpus: list[str]) -> list[Any]:
+    """Device requests for ``task``: all GPUs when it uses one and the host has them."""
+    if task.config.gpu == "none" or not gpus:
+        return []
+    import docker.types
+
+    return [docker.types.DeviceRequest(count=-1, capabilities=[["gpu"]])]
+
+
+def _tar(files: dict[str, bytes], dirs: dict[str, int], mode: int) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, mode in sorted(dirs.items()):
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.DIRTYPE
+            info.mode = mode
+            tar.addfile(info)
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = mode
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+class _ArchiveFiles:
+    """Workspace files through Docker's archive API, for daemons on another host."""
+
+    def __init__(self, sandbox: DockerSandbox) -> None:
+        self.sandbox = sandbox
+        self._dirs: set[str] = set()
+
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        # Parent folders the harness did not make itself are root's, 0755; folders
+        # made with mkdir keep their mode (a tar entry would reset it).
+        dirs: dict[str, int] = {}
+        for rel in files:
+            parent = Path(rel).parent
+            while str(parent) not in (".", "") and str(parent) not in self._dirs:
+                dirs.setdefault(str(parent), 0o755)
+                parent = parent.parent
+        self.sandbox.helper.put_archive(WORKSPACE, _tar(files, dirs, 0o666 if writable else 0o644))
+
+    def mkdir(self, rel: str, *, writable: bool = True) -> None:
+        self.sandbox.helper.put_archive(
+            WORKSPACE, _tar({}, {rel: 0o1777 if writable else 0o755}, 0o644)
+        )
+        self._dirs.add(rel)
+
+    def read_file(self, rel: str) -> bytes:
+        import docker.errors
+
+        try:
+            stream, _ = self.sandbox.helper.get_archive(f"{WORKSPACE}/{rel}")
+        except docker.errors.NotFound:
+            raise FileNotFoundError(rel) from None
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            member = tar.next()
+            if member is None or not member.isfile():
+                raise FileNotFoundError(rel)
+            handle = tar.extractfile(member)
+            return handle.read() if handle else b""
+
+    def remove(self, rel: str) -> None:
+        # A privileged exec: root in the container has no capabilities otherwise,
+        # and could not enter folders the sandbox user made private.
+        self.sandbox.helper.exec_run(
+            ["rm", "-rf", "--", f"{WORKSPACE}/{rel}"], user="0:0", privileged=True
+        )
+        self._dirs.discard(rel)
+
+
+class DockerSandbox(Sandbox):
+    """A pool of warm containers for one task sharing one workspace.
+
+    With a daemon on this host the workspace is a bind-mounted folder (file
+    operations cost no API call); with a remote daemon it is a volume reached
+    through the archive API.
+    """
+
+    def __init__(self, backend: DockerBackend, task: Task, image: str) -> None:
+        self.backend = backend
+        self.task = task
+        self.image = image
+        self.python = f"{VENV}/bin/python"
+        self.workspace = WORKSPACE
+        self._idle: list[Any] = []
+        self._cleaning = 0
+        self._containers: list[Any] = []
+        self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
+        self.volume: Any = None
+        self.host_dir: Path | None = None
+        if backend.local_daemon:
+            self.host_dir = Path(tempfile.mkdtemp(prefix=f"rcb-docker-{task.id}-"))
+            self.host_dir.chmod(0o755)
+            self.files: HostFiles | _ArchiveFiles = HostFiles(self.host_dir)
+            self._mount = {str(self.host_dir): {"bind": WORKSPACE, "mode": "rw"}}
+        else:
+            self.volume = backend.client.volumes.create(labels=backend.labels())
+            self.files = _ArchiveFiles(self)
+            self._mount = {self.volume.name: {"bind": WORKSPACE, "mode": "rw"}}
+        self.helper = self._start()
+        self._idle.append(self.helper)
+
+    def _start(self) -> Any:
+        limits = self.backend.limits
+        container = self.backend.client.containers.run(
+            self.image,
+            ["sleep", "infinity"],
+            detach=True,
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": "rw,nosuid,nodev,size=512m,mode=1777"},
+            volumes=self._mount,
+            mem_limit=f"{limits.memory_mb}m",
+            memswap_limit=f"{limits.memory_mb}m",
+            nano_cpus=int(limits.cpus * 1e9),
+            pids_limit=limits.processes,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ulimits=[
+                self.backend.ulimit("nofile", limits.open_files),
+                self.backend.ulimit("core", 0),
+            ],
+            device_requests=gpu_device_requests(self.task, self.backend.gpus),
+            labels=self.backend.labels(),
+            environment={"HOME": "/tmp"},
+        )
+        with self._lock:
+            self._containers.append(container)
+        return container
+
+    def _checkout(self) -> Any:
+        """An idle container; waits for one being cleaned before starting another."""
+        with self._ready:
+            while not self._idle and self._cleaning:
+                self._ready.wait()
+            if self._idle:
+                return self._idle.pop()
+        return self._start()
+
+    def _clean_and_return(self, container: Any) -> None:
+        try:
+            self._kill_user_processes(container)
+        finally:
+            with self._ready:
+                self._cleaning -= 1
+                self._idle.append(container)
+                self._ready.notify()
+
+    # files
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        self.files.write_files(files, writable=writable)
+
+    def mkdir(self, path: str, *, writable: bool = True) -> None:
+        self.files.mkdir(path, writable=writable)
+
+    def read_file(self, path: str) -> bytes:
+        return self.files.read_file(path)
+
+    def remove(self, path: str) -> None:
+        self.files.remove(path)
+
+    # exec
+    def exec(
+        self,
+        argv: list[str],
+        *,
+        timeout_s: float,
+        cwd: str = ".",
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
+    ) -> ExecResult:
+        container = self._checkout()
+        try:
+            return self._exec_in(container, argv, timeout_s, cwd, env or {}, stdin)
+        finally:
+            # Every process of the sandbox user is killed before the container serves
+            # again; the result goes back meanwhile (a leftover daemon cannot forge
+            # the signed verdict, and it dies before the next exec here).
+            with self._ready:
+                self._cleaning += 1
+            threading.Thread(target=self._clean_and_return, args=(container,), daemon=True).start()
+
+    def _exec_in(
+        self,
+        container: Any,
+        argv: list[str],
+        timeout_s: float,
+        cwd: str,
+        env: dict[str, str],
+        stdin: bytes | None,
+    ) -> ExecResult:
+        api = self.backend.client.api
+        environment = {"HOME": "/tmp", "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin", **env}
+        exec_id = api.exec_create(
+            container.id,
+            argv,
+            stdin=stdin is not None,
+            stdout=True,
+            stderr=True,
+            user=SANDBOX_USER,
+            workdir=f"{WORKSPACE}/{cwd}".rstrip("/."),
+            environment=environment,
+        )["Id"]
+        started = time.monotonic()
+        sock = api.exec_start(exec_id, socket=True)
+        raw = getattr(sock, "_sock", sock)
+        if stdin is not None:
+            raw.sendall(stdin)
+        limit = self.backend.limits.output_bytes
+        buffers = {1: bytearray(), 2: bytearray()}
+        seen = 0
+        truncated = timed_out = flood = False
+        deadline = started + timeout_s
+        header = b""
+        raw.settimeout(0.25)
+        pending = 0
+        stream = 1
+        while True:
+            if time.monotonic() > deadline:
+                timed_out = True
+                break
+            try:
+                chunk = raw.recv(65536)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            # Docker multiplexes stdout and stderr in frames with an 8-byte header.
+            while chunk:
+                if pending == 0:
+                    need = 8 - len(header)
+                    header += chunk[:need]
+                    chunk = chunk[need:]
+                    if len(header) < 8:
+                        break
+                    stream, pending = header[0], struct.unpack(">I", header[4:])[0]
+                    header = b""
+                    continue
+                piece, chunk = chunk[:pending], chunk[pending:]
+                pending -= len(piece)
+                seen += len(piece)
+                target = buffers.get(stream, buffers[2])
+                room = limit - len(target)
+                if room > 0:
+                    target += piece[:room]
+                if len(piece) > room:
+                    truncated = True
+            if seen > FLOOD_FACTOR * limit:
+                flood = True
+                break
+        if timed_out or flood:
+            self._kill_user_processes(container)
+        with contextlib.suppress(OSError):
+            raw.close()
+        code = None
+        for _ in range(100):
+            info = api.exec_inspect(exec_id)
+            if not info.get("Running"):
+                code = info.get("ExitCode")
+                break
+            time.sleep(0.02)
+
+        def text(buf: bytearray) -> str:
+            out = buf.decode("utf-8", "replace")
+            return (
+                out + TRUNCATION_MARKER.format(limit=limit)
+                if len(buf) >= limit and truncated
+                else out
+            )
+
+        return ExecResult(
+            returncode=code,
+            stdout=text(buffers[1]),
+            stderr=text(buffers[2]),
+            duration_s=time.monotonic() - started,
+            timed_out=timed_out,
+            output_truncated=truncated or flood,
+            oom_killed=code == 137 and not timed_out and not flood,
+        )
+
+    def _kill_user_processes(self, container: Any) -> None:
+        """Every process of the sandbox user goes: daemons, forks, a runaway test."""
+        api = self.backend.client.api
+        with contextlib.suppress(Exception):
+            exec_id = api.exec_create(
+                container.id, [self.python, "-c", _KILL_ALL], user=SANDBOX_USER
+            )["Id"]
+            api.exec_start(exec_id)
+
+    def cleanup(self) -> None:
+        with self._lock:
+            containers, self._containers = self._containers, []
+        for container in containers:
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+        if self.volume is not None:
+            with contextlib.suppress(Exception):
+                self.volume.remove(force=True)
+        if self.host_dir is not None:
+            shutil.rmtree(self.host_dir, ignore_errors=True)
+
+
+class DockerBackend(SandboxBackend):
+    """Sandboxes in Docker containers built from per-environment images."""
+
+    name = "docker"
+
+    def __init__(self, limits: Limits | None = None, *, gpus: list[str] | None = None) -> None:
+        self.limits = limits or Limits()
+        self.client = docker_client()
+        self.gpus = host_gpus() if gpus is None else gpus
+        # A daemon behind the local socket shares this file system: bind-mount workspaces.
+        self.local_daemon = str(self.client.api.base_url).startswith("http+docker://local")
+        self._images: dict[Path, str] = {}
+        self._sandboxes: set[DockerSandbox] = set()
+        self._lock = threading.Lock()
+        self._image_lock = threading.Lock()
+        atexit.register(self.close)
+
+    def labels(self) -> dict[str, str]:
+        return {LABEL: "1", "rcb.pid": str(os.getpid()), "rcb.host": socket.gethostname()}
+
+    @staticmethod
+    def ulimit(name: str, value: int) -> Any:
+        import docker.types
+
+        return docker.types.Ulimit(name=name, soft=value, hard=value)
+
+    def skip_reason(self, task: Task) -> str | None:
+        if task.config.gpu == "required" and not self.gpus:
+            return "the task needs a GPU and this host has none"
+        return None
+
+    def prepare(self, task: Task) -> None:
+        with self._image_lock:
+            if task.env_dir not in self._images:
+                self._images[task.env_dir] = ensure_image(self.client, task.env_dir)
+
+    def open(self, task: Task) -> DockerSandbox:
+        self.prepare(task)
+        sandbox = DockerSandbox(self, task, self._images[task.env_dir])
+        with self._lock:
+            self._sandboxes.add(sandbox)
+        return sandbox
+
+    def release(self, sandbox: Sandbox) -> None:
+        sandbox.cleanup()
+        with self._lock:
+            self._sandboxes.discard(sandbox)
+
+    def close(self) -> None:
+        with self._lock:
+            sandboxes = list(self._sandboxes)
+            self._sandboxes.clear()
+        for sandbox in sandboxes:
+            sandbox.cleanup()
+
+
+def _owner_alive(labels: dict[str, str]) -> bool:
+    if labels.get("rcb.host") != socket.gethostname():
+        return False
+    try:
+        os.kill(int(labels.get("rcb.pid", "0")), 0)
+    except (ProcessLookupError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
+    """Remove rcb containers and volumes whose owning process is gone (all with ``everything``).
+
+    Returns:
+        (containers removed, volumes removed).
+    """
+    client = docker_client()
+    containers = volumes = 0
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        if everything or not _owner_alive(container.labels):
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+                containers += 1
+    for volume in client.volumes.list(filters={"label": LABEL}):
+        labels = volume.attrs.get("Labels") or {}
+        if everything or not _owner_alive(labels):
+            with contextlib.suppress(Exception):
+                volume.remove(force=True)
+                volumes += 1
+    return containers, volumes

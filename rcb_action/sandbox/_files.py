@@ -1,0 +1,48 @@
+"""A workspace folder on this machine, shared by the local backend and by Docker's
+bind-mounted workspaces."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+
+class HostFiles:
+    """File operations confined to one folder.
+
+    Harness files are root's: read-only ones are 0644 in 0755 folders, so the
+    sandbox user can read but not change them. A writable folder is sticky and
+    world-writable: the sandbox user may add files but not rename or delete the
+    harness's.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, rel: str) -> Path:
+        path = (self.root / rel).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise ValueError(f"path escapes the workspace: {rel}")
+        return path
+
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        for rel, data in files.items():
+            path = self.path(rel)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            path.chmod(0o666 if writable else 0o644)
+
+    def mkdir(self, rel: str, *, writable: bool = True) -> None:
+        target = self.path(rel)
+        target.mkdir(parents=True, exist_ok=True)
+        target.chmod(0o1777 if writable else 0o755)
+
+    def read_file(self, rel: str) -> bytes:
+        return self.path(rel).read_bytes()
+
+    def remove(self, rel: str) -> None:
+        target = self.path(rel)
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target, ignore_errors=True)
+        else:
+            target.unlink(missing_ok=True)

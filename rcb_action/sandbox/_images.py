@@ -1,0 +1,205 @@
+"""Environment images for the Docker backend: ``rcb-env:<name>-<hash>``.
+
+An image holds a venv at ``/opt/rcb-venv`` with the environment's requirements,
+built on ``$RCB_BASE_IMAGE`` (default ``python:3.11-slim``). The hash covers the
+requirements and the base image's id, so a changed base or requirement builds a
+new image and an unchanged one is reused.
+
+pip settings reach the build so proxied and air-gapped runners work: the index
+URL and extra index URLs (http and https ones), a CA bundle (copied in and given
+to pip), and wheel folders (``find-links``; the wheels the requirements name are
+copied into the build context). They come from ``RCB_PIP_INDEX_URL``,
+``RCB_PIP_EXTRA_INDEX_URL``, ``RCB_PIP_CERT`` and ``RCB_PIP_FIND_LINKS`` when
+set, else from pip's own configuration on this machine.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rcb_action.errors import RcbError
+from rcb_action.paths import cache_dir
+from rcb_action.sandbox._envs import EnvironmentBuildError, env_key, requirements_of
+
+DEFAULT_BASE_IMAGE = "python:3.11-slim"
+VENV = "/opt/rcb-venv"
+
+
+def base_image() -> str:
+    return os.environ.get("RCB_BASE_IMAGE") or DEFAULT_BASE_IMAGE
+
+
+@dataclass
+class PipSettings:
+    """What pip needs to reach packages from inside a build."""
+
+    index_url: str | None = None
+    extra_index_urls: list[str] = field(default_factory=list)
+    cert: Path | None = None
+    find_links: list[Path] = field(default_factory=list)
+
+
+def _pip_config() -> dict[str, str]:
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "list"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    values: dict[str, str] = {}
+    for line in out.splitlines():
+        key, _, value = line.partition("=")
+        values[key.split(".")[-1].strip()] = value.strip().strip("'\"")
+    return values
+
+
+def pip_settings() -> PipSettings:
+    """pip settings from ``RCB_PIP_*``, then ``PIP_*``, then pip's configuration."""
+    config = _pip_config()
+
+    def pick(name: str) -> str | None:
+        return (
+            os.environ.get(f"RCB_PIP_{name.upper().replace('-', '_')}")
+            or os.environ.get(f"PIP_{name.upper().replace('-', '_')}")
+            or config.get(name)
+        )
+
+    index = pick("index-url")
+    extras = [
+        u for u in (pick("extra-index-url") or "").split() if u.startswith(("http://", "https://"))
+    ]
+    cert = pick("cert")
+    links = [
+        Path(p)
+        for p in (pick("find-links") or "").split()
+        if p and not p.startswith(("http://", "https://"))
+    ]
+    return PipSettings(
+        index_url=index if index and index.startswith(("http://", "https://")) else None,
+        extra_index_urls=extras,
+        cert=Path(cert) if cert and Path(cert).is_file() else None,
+        find_links=[p for p in links if p.is_dir()],
+    )
+
+
+def _wanted_wheels(requirements: str, folders: list[Path]) -> list[Path]:
+    names = set()
+    for line in requirements.splitlines():
+        match = re.match(r"\s*([A-Za-z0-9_.-]+)", line)
+        if match and not line.strip().startswith("#"):
+            names.add(re.sub(r"[-_.]+", "_", match[1]).lower())
+    wheels = []
+    for folder in folders:
+        for wheel in sorted(folder.glob("*.whl")):
+            if re.sub(r"[-_.]+", "_", wheel.name.split("-")[0]).lower() in names:
+                wheels.append(wheel)
+    return wheels
+
+
+def _context(requirements: str, base: str, settings: PipSettings) -> tuple[bytes, dict[str, str]]:
+    """A tar build context and the build args."""
+    files: dict[str, bytes] = {"requirements.txt": requirements.encode()}
+    pip_args = ["--no-input", "--disable-pip-version-check"]
+    if settings.cert:
+        files["rcb-ca.crt"] = settings.cert.read_bytes()
+        pip_args += ["--cert", "/tmp/rcb-build/rcb-ca.crt"]
+    if settings.index_url:
+        pip_args += ["--index-url", settings.index_url]
+    for url in settings.extra_index_urls:
+        pip_args += ["--extra-index-url", url]
+    wheels = _wanted_wheels(requirements, settings.find_links)
+    for wheel in wheels:
+        files[f"wheels/{wheel.name}"] = wheel.read_bytes()
+    if wheels:
+        pip_args += ["--find-links", "/tmp/rcb-build/wheels"]
+    dockerfile = f"""\
+FROM {base}
+COPY . /tmp/rcb-build
+RUN python3 -m venv {VENV} \\
+ && {VENV}/bin/pip install {" ".join(pip_args)} -r /tmp/rcb-build/requirements.txt \\
+ && rm -rf /tmp/rcb-build /root/.cache
+ENV PATH={VENV}/bin:$PATH PYTHONDONTWRITEBYTECODE=1
+"""
+    files["Dockerfile"] = dockerfile.encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for name, data in sorted(files.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue(), {}
+
+
+def image_tag(env_dir: Path, base_id: str) -> str:
+    return f"rcb-env:{env_key(env_dir, salt=base_id)}"
+
+
+def ensure_image(client: Any, env_dir: Path) -> str:
+    """The environment's image tag, built if it does not exist yet.
+
+    Raises:
+        RcbError: the base image is missing.
+        EnvironmentBuildError: the build failed (the message names the log).
+    """
+    import docker.errors
+
+    base = base_image()
+    try:
+        base_id = client.images.get(base).id
+    except docker.errors.ImageNotFound:
+        try:
+            base_id = client.images.pull(base).id
+        except docker.errors.APIError:
+            raise RcbError(
+                f"base image {base} is not here and cannot be pulled; build one with "
+                "`rcb sandbox build-base` and set RCB_BASE_IMAGE=rcb-base:bookworm"
+            ) from None
+    tag = image_tag(env_dir, base_id)
+    try:
+        client.images.get(tag)
+        return tag
+    except docker.errors.ImageNotFound:
+        pass
+    log = cache_dir("images") / f"{tag.replace(':', '_')}.log"
+    context, _ = _context(requirements_of(env_dir), base, pip_settings())
+    ok = True
+    with open(log, "w", encoding="utf-8") as out:
+        try:
+            stream = client.api.build(
+                fileobj=io.BytesIO(context),
+                custom_context=True,
+                tag=tag,
+                rm=True,
+                forcerm=True,
+                network_mode="host",
+                decode=True,
+                labels={"rcb.env": env_dir.name},
+            )
+            for chunk in stream:
+                if "stream" in chunk:
+                    out.write(chunk["stream"])
+                if "error" in chunk:
+                    out.write(json.dumps(chunk) + "\n")
+                    ok = False
+        except docker.errors.APIError as exc:
+            out.write(f"{exc}\n")
+            ok = False
+    if not ok:
+        raise EnvironmentBuildError(
+            f"environment '{env_dir.name}' failed to build as {tag} on {base} "
+            f"({env_dir / 'requirements.txt'}); see {log}"
+        )
+    return tag
