@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import arxiv
 import requests
+import requests.adapters
 
 from crawler._candidates import Collector, merge, task_papers, with_score
 from crawler._cursor import (
@@ -56,10 +57,33 @@ POLITE_DELAY_S = 3.0  # arXiv's terms of use: no more than one request every thr
 MAX_PAGE_SIZE = 2000  # the API's own limit
 
 
+class _TimeoutAdapter(requests.adapters.HTTPAdapter):
+    """Gives every request a timeout: the package sets none, and a stalled socket would
+    otherwise hang a scheduled crawl until its job is killed."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__()
+        self.timeout_s = timeout_s
+
+    def send(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = self.timeout_s
+        return super().send(request, *args, **kwargs)
+
+
 class _Client(arxiv.Client):
-    """The package's client, noting the result count arXiv reports (for the progress bar)."""
+    """The package's client, with a request timeout, noting the result count arXiv
+    reports (for the progress bar)."""
 
     total_results: int | None = None
+
+    def __init__(self, *, timeout_s: float = 60.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        session = getattr(self, "_session", None)
+        if isinstance(session, requests.Session):
+            adapter = _TimeoutAdapter(timeout_s)
+            session.mount("http://", adapter)
+            session.mount("https://", adapter)
 
     def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0) -> Any:
         feed = super()._parse_feed(url, first_page=first_page, _try_index=_try_index)
@@ -69,7 +93,11 @@ class _Client(arxiv.Client):
 
 
 def make_client(
-    *, page_size: int = 100, delay_seconds: float = POLITE_DELAY_S, num_retries: int = 3
+    *,
+    page_size: int = 100,
+    delay_seconds: float = POLITE_DELAY_S,
+    num_retries: int = 3,
+    timeout_s: float = 60.0,
 ) -> _Client:
     """An arXiv client; below 3 s between requests only for a server other than arXiv's.
 
@@ -84,7 +112,12 @@ def make_client(
         )
     if not 1 <= page_size <= MAX_PAGE_SIZE:
         raise RcbError(f"--page-size: must be between 1 and {MAX_PAGE_SIZE} (got {page_size})")
-    return _Client(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
+    return _Client(
+        page_size=page_size,
+        delay_seconds=delay_seconds,
+        num_retries=num_retries,
+        timeout_s=timeout_s,
+    )
 
 
 def build_query(categories: tuple[str, ...], since: dt.date, until: dt.datetime) -> str:
@@ -107,6 +140,7 @@ class CrawlOptions:
     page_size: int = 100
     delay_seconds: float = POLITE_DELAY_S
     num_retries: int = 3
+    timeout_s: float = 60.0  # per request
     until: dt.datetime | None = None  # the query's end; default: now
     progress: bool = True
 
@@ -230,6 +264,7 @@ def crawl(
         page_size=options.page_size,
         delay_seconds=options.delay_seconds,
         num_retries=options.num_retries,
+        timeout_s=options.timeout_s,
     )
     page_size = int(client.page_size)
     stop_at = None if options.max_entries is None else summary.start_offset + options.max_entries
@@ -310,6 +345,11 @@ def crawl(
             ) from None
         except KeyboardInterrupt:
             checkpoint()
+            print(
+                f"rcb: crawl interrupted at entry {summary.offset}; everything read is saved: "
+                f"run the same command again to continue (cursor {cursor_path})",
+                file=sys.stderr,
+            )
             raise
     summary.complete = exhausted
     if exhausted:

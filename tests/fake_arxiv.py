@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -73,7 +74,7 @@ class FakeArxiv:
             assert total == len(entries), f"recorded total {total} != {len(entries)} entries"
         self.entries = entries
         self.requests: list[Request] = []
-        self._script: list[tuple[int, int, int | bytes]] = []  # (start, times left, answer)
+        self._script: list[tuple[int, int, int | float | bytes]] = []  # (start, times left, answer)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -96,6 +97,10 @@ class FakeArxiv:
         """Answer the next ``times`` requests for ``start`` with ``body`` (say, an empty page)."""
         self._script.append((start, times, body))
 
+    def stall(self, start: int, seconds: float, *, times: int = 1) -> None:
+        """Hold the next ``times`` answers for ``start`` back by ``seconds`` (a slow network)."""
+        self._script.append((start, times, seconds))
+
     def page(self, start: int, max_results: int, search_query: str = "") -> bytes:
         chosen = self.entries[start : start + max_results]
         return _ENVELOPE.format(
@@ -109,7 +114,7 @@ class FakeArxiv:
             entries="\n".join("  " + e for e in chosen),
         ).encode()
 
-    def _scripted(self, start: int) -> int | bytes | None:
+    def _scripted(self, start: int) -> int | float | bytes | None:
         with self._lock:
             for i, (when, left, answer) in enumerate(self._script):
                 if when == start and left > 0:
@@ -130,6 +135,9 @@ class FakeArxiv:
                 start = int(query.get("start", "0"))
                 max_results = int(query.get("max_results", "10"))
                 answer = fake._scripted(start) if parsed.path == "/api/query" else 404
+                if isinstance(answer, float):
+                    time.sleep(answer)
+                    answer = None
                 if answer is None:
                     status, body = 200, fake.page(start, max_results, query.get("search_query", ""))
                 elif isinstance(answer, bytes):
@@ -147,12 +155,15 @@ class FakeArxiv:
                             status,
                         )
                     )
-                self.send_response(status)
                 ctype = "application/atom+xml; charset=utf-8" if status == 200 else "text/plain"
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
 
         return Handler
 

@@ -425,3 +425,25 @@ def test_issues_in_an_unknown_repository(cli, world, serve, monkeypatch):
         assert code == 2
         assert err.strip().startswith("rcb: error: --issues octo/missing: GitHub answered 404")
         assert fake.requests == []
+
+
+def test_a_stalled_answer_times_out_instead_of_hanging(world, serve):
+    from crawler import CrawlOptions, Cutoffs, crawl
+    from rcb_action.errors import RcbError
+
+    fake = serve(recorded("crawl"))
+    fake.stall(PAGE_SIZE, 1.0)
+    options = CrawlOptions(
+        since=dt.date(2025, 7, 1),
+        queue_path=world.queue,
+        cursor_path=world.cursor,
+        tasks_dir=world.tasks,
+        page_size=PAGE_SIZE,
+        delay_seconds=0.0,
+        num_retries=0,
+        timeout_s=0.2,
+        progress=False,
+    )
+    with pytest.raises(RcbError, match=r"arXiv API: .*timed out.*continue from entry 4"):
+        crawl(options, Cutoffs.of([]))
+    assert load_queue(world.queue).candidates  # the first page is kept

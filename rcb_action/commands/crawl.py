@@ -23,6 +23,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative (got {value})")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -107,7 +117,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="pause between requests (default 3; arXiv's terms ask for at least 3)",
     )
     parser.add_argument(
-        "--retries", type=int, default=3, metavar="N", help="retries of a failed page (default 3)"
+        "--retries",
+        type=_count,
+        default=3,
+        metavar="N",
+        help="retries of a failed page (default 3)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     add_tasks_dir(parser)
@@ -174,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         restart=args.restart,
         page_size=args.page_size,
         delay_seconds=args.delay,
-        num_retries=max(0, args.retries),
+        num_retries=args.retries,
         progress=not args.quiet,
     )
     summary = crawl(options, cutoffs, on_warning=print_warning)
