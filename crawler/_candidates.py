@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from crawler._links import find_code_links
+from crawler._links import CodeLink, find_code_links
 from crawler._queue import Candidate, QueueLink, parse_arxiv_id
 from crawler._score import Cutoffs, domain_of, score
 
@@ -63,8 +63,6 @@ def task_papers(tasks_dir: Path | None) -> dict[str, str]:
 
 def with_score(candidate: Candidate, cutoffs: Cutoffs) -> Candidate:
     """The candidate rescored against ``cutoffs`` (from its stored links and metadata)."""
-    from crawler._links import CodeLink
-
     links = [CodeLink(link.kind, link.url) for link in candidate.code_links]
     points, reasons = score(
         links=links,

@@ -14,6 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from crawler._candidates import task_papers
 from crawler._queue import Candidate
 from rcb_action.errors import RcbError
 
@@ -151,10 +152,11 @@ def scaffold_task(
     task_id = task_id or task_id_for(candidate)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", task_id):
         raise RcbError(f"--id: '{task_id}' must be lowercase letters, digits, '-' or '_'")
-    for existing in sorted(tasks_dir.glob("*/task.yaml")):
-        text = existing.read_text(encoding="utf-8")
-        if re.search(rf"^arxiv:\s*[\"']?{re.escape(candidate.arxiv)}[\"']?\s*$", text, re.M):
-            raise RcbError(f"{existing}: arXiv {candidate.arxiv} is already this task")
+    existing = task_papers(tasks_dir).get(candidate.arxiv)
+    if existing is not None:
+        raise RcbError(
+            f"{tasks_dir / existing / 'task.yaml'}: arXiv {candidate.arxiv} is already this task"
+        )
     root = tasks_dir / task_id
     if root.exists():
         raise RcbError(f"{root}: already exists (choose another --id)")
