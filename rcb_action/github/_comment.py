@@ -28,9 +28,13 @@ class CommentResult:
     url: str
 
 
+# Any of rcb's markers, whatever its key.
+MARKER_PATTERN = re.compile(r"<!--\s*rcb-comment:.*?-->", re.DOTALL)
+
+
 def comment_marker(key: str) -> str:
     """The hidden marker of the comment for ``key``: ``<!-- rcb-comment: KEY -->``."""
-    safe = re.sub(r"[^A-Za-z0-9_.:/@+-]+", "-", key.strip()) or "rcb"
+    safe = re.sub(r"-{2,}", "-", re.sub(r"[^A-Za-z0-9_.:/@+-]+", "-", key.strip())) or "rcb"
     return f"<!-- rcb-comment: {safe} -->"
 
 

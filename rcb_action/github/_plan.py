@@ -24,8 +24,9 @@ from rcb_action.validate import Problem
 
 # GitHub refuses a matrix of more than 256 jobs.
 MAX_LEGS = 256
-_TASK_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+# Folder names safe to hand to a command as one word; rcb validate judges the rest
+# (a task id is stricter: lower-case, digits, '_' and '-').
+_FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def split_list(text: str | None) -> list[str]:
@@ -82,6 +83,19 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "model"
 
 
+def _leg_name(spec: str) -> str:
+    """What a leg is called: the model, or the name a replay file records its results under."""
+    if not spec.startswith("replay:"):
+        return spec
+    path = Path(spec.removeprefix("replay:"))
+    try:
+        from rcb_action.models import ReplayModel
+
+        return ReplayModel(path).name
+    except RcbError:
+        return path.stem
+
+
 def _task_kinds(tasks_dir: Path, pattern: str | None) -> tuple[list[str], list[str]]:
     """(CPU task ids, GPU task ids) of the snippet tasks matching ``pattern``."""
     from rcb_action.tasks import find_tasks, load_task
@@ -115,8 +129,8 @@ def plan_evaluation(
     """
     if shards < 1:
         raise RcbError(f"--shards {shards}: give at least 1")
-    entries: list[tuple[str, str]] = [(m, "") for m in models]
-    entries += [(s.spec, s.registry.as_posix()) for s in submissions]
+    entries: list[tuple[str, str, str]] = [(m, "", _leg_name(m)) for m in models]
+    entries += [(s.spec, s.registry.as_posix(), s.model) for s in submissions]
     if not entries:
         raise RcbError("no models to evaluate: give --models or add submissions")
     cpu, gpu = _task_kinds(tasks_dir, tasks)
@@ -126,8 +140,8 @@ def plan_evaluation(
     # With no GPU task in scope the legs keep the caller's filter; otherwise they list
     # the CPU tasks, so that no GPU task runs on a CPU runner.
     cpu_selector = ",".join(cpu) if gpu else (tasks or "")
-    for index, (model, registry) in enumerate(entries, 1):
-        name = f"{index:02d}-{_slug(model.removeprefix('replay:'))}"
+    for index, (model, registry, label) in enumerate(entries, 1):
+        name = f"{index:02d}-{_slug(label)}"
         if cpu:
             for shard in range(1, shards + 1):
                 plan.legs.append(
@@ -223,7 +237,7 @@ def classify_changes(
         if len(parts) >= 3 and parts[0] == tasks_dir and parts[1] == "_envs":
             envs.add(parts[2])
         elif len(parts) >= 3 and parts[0] == tasks_dir and not parts[1].startswith((".", "_")):
-            if _TASK_ID.match(parts[1]):
+            if _FOLDER.match(parts[1]):
                 tasks.add(parts[1])
             else:
                 changes.problems.append(
@@ -234,7 +248,7 @@ def classify_changes(
         elif (
             len(parts) >= 3 and parts[0] == submissions_dir and not parts[1].startswith((".", "_"))
         ):
-            if _SLUG.match(parts[1]):
+            if _FOLDER.match(parts[1]):
                 subs.add(parts[1])
             else:
                 changes.problems.append(

@@ -92,8 +92,8 @@ def render_verdict(
     passed = ok_tasks is not False and ok_subs is not False
     headline = "✅ ready for review" if passed else "❌ needs changes"
     parts = [f"### rcb: pull-request validation: {headline}", ""]
-    if tasks:
-        listed = ", ".join(f"`{t}`" for t in tasks)
+    if tasks or ok_tasks is not None:
+        listed = ", ".join(f"`{t}`" for t in tasks) or "none found"
         parts += [
             f"**Tasks** ({listed}): {tasks_text}. Checked in the Docker sandbox: schema, tags, "
             "reference passes, `null` fails, mutants killed, time per task.",
@@ -107,8 +107,8 @@ def render_verdict(
                 "</details>",
                 "",
             ]
-    if submissions:
-        listed = ", ".join(f"`{s}`" for s in submissions)
+    if submissions or ok_subs is not None:
+        listed = ", ".join(f"`{s}`" for s in submissions) or "none found"
         parts += [f"**Model submissions** ({listed}): {subs_text}.", ""]
         if submissions_report is not None:
             parts += [score_table(submissions_report), ""]
@@ -120,7 +120,7 @@ def render_verdict(
                 "</details>",
                 "",
             ]
-    if not tasks and not submissions:
+    if not tasks and not submissions and ok_tasks is None and ok_subs is None:
         parts += ["No task or submission folder changed: nothing to validate.", ""]
     if run_url:
         parts.append(f"[Validation run]({run_url})")

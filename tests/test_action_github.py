@@ -1,0 +1,306 @@
+"""rcb_action.github and ``rcb gh`` piece by piece: annotations, outputs, the comment upsert,
+the base-branch artifact, the validation verdict's round trip, submissions, changes."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_TASKS, fenced, write_replay
+from fake_github import FakeGitHub
+from github import Auth, Github
+from test_action_runner import parse_output_file
+
+from rcb_action.errors import RcbError
+from rcb_action.github import (
+    GitHubContext,
+    annotation,
+    check_submissions,
+    classify_changes,
+    comment_marker,
+    compare_reports,
+    fetch_artifact_report,
+    report_from_zip,
+    set_outputs,
+    upsert_comment,
+)
+from rcb_action.github._verdict import fenced as fence_text
+
+REPO = "octo/rcb"
+
+
+@pytest.fixture
+def gh_env(monkeypatch, tmp_path):
+    """Point rcb at a fake API as a pull_request run on #7 would be."""
+
+    def setup(fake: FakeGitHub, *, pull: int | None = 7) -> Path:
+        event = tmp_path / "event.json"
+        event.write_text(json.dumps({"pull_request": {"number": pull}} if pull else {}))
+        summary = tmp_path / "summary.md"
+        summary.write_text("")
+        for name, value in {
+            "GITHUB_EVENT_NAME": "pull_request" if pull else "push",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": REPO,
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_TOKEN": "t",
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(tmp_path / "output"),
+            "GITHUB_WORKSPACE": str(tmp_path),
+        }.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("GITHUB_BASE_REF", raising=False)
+        return summary
+
+    return setup
+
+
+def test_annotation_escapes_and_points_into_the_workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    line = annotation(
+        "error", "50% done\nnext", file=str(tmp_path / "tasks/a,b/x:y.py"), line=3, title="rcb"
+    )
+    assert line == "::error file=tasks/a%2Cb/x%3Ay.py,line=3,title=rcb::50%25 done%0Anext"
+    assert annotation("warning", "plain") == "::warning::plain"
+
+
+def test_outputs_survive_newlines_and_equals_signs(tmp_path):
+    path = tmp_path / "output"
+    values = {"matrix": '{"a": "b=c"}', "notes": "one\ntwo", "empty": ""}
+    set_outputs(values, path=str(path))
+    assert parse_output_file(path) == values
+
+
+def test_upsert_passes_over_a_marked_comment_it_cannot_edit():
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, 7)
+        spoof = gh.add_comment(REPO, 7, f"{comment_marker('k')}\nfake scores", login="mallory")
+        issue = Github(base_url=gh.url, auth=Auth.Token("t")).get_repo(REPO).get_issue(7)
+        first = upsert_comment(issue, "k", "scores v1")
+        second = upsert_comment(issue, "k", "scores v2")
+        assert (first.action, second.action) == ("created", "updated")
+        assert first.id == second.id != spoof
+        bodies = {c["id"]: c["body"] for c in gh.comments_on(REPO, 7)}
+        assert bodies[spoof].endswith("fake scores")
+        assert bodies[first.id] == f"{comment_marker('k')}\nscores v2"
+
+
+def test_markers_are_one_line_and_cannot_close_early():
+    assert comment_marker("a --> b\nc") == "<!-- rcb-comment: a-b-c -->"
+
+
+def _zip(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+def test_report_from_zip_reads_the_report_and_refuses_others():
+    report = {"models": {"m": {"scaled_pass_at_1": 1.0}}}
+    data = _zip({"deep/er/report.json": "{}", "report.json": json.dumps(report)})
+    assert report_from_zip(data, source="a") == report
+    with pytest.raises(RcbError, match=r"no report\.json"):
+        report_from_zip(_zip({"other.json": "{}"}), source="a")
+    with pytest.raises(RcbError, match="not a zip"):
+        report_from_zip(b"nope", source="a")
+
+
+def test_baseline_is_the_newest_own_unexpired_artifact_of_the_branch():
+    def report(score: float) -> str:
+        return json.dumps({"models": {"m": {"scaled_pass_at_1": score}}})
+
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        context = GitHubContext(repository=REPO, api_url=gh.url, token="t")
+        assert fetch_artifact_report(context, "main") is None
+        gh.add_artifact(REPO, "rcb-report", {"report.json": report(10.0)})
+        gh.add_artifact(REPO, "rcb-report", {"report.json": report(20.0)})
+        gh.add_artifact(REPO, "rcb-report", {"report.json": report(30.0)}, expired=True)
+        gh.add_artifact(REPO, "rcb-report", {"report.json": report(40.0)}, from_fork=True)
+        gh.add_artifact(REPO, "rcb-report", {"report.json": report(50.0)}, head_branch="dev")
+        gh.add_artifact(REPO, "other", {"report.json": report(60.0)})
+        found = fetch_artifact_report(context, "main")
+        assert found is not None
+        assert found.report["models"]["m"]["scaled_pass_at_1"] == 20.0
+        assert "rcb-report" in found.source
+
+
+def test_compare_reports_by_model_and_task():
+    base = {"models": {"m": {"scaled_pass_at_1": 50.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "gone": {"scaled_pass_at_1": 10.0}}}}}  # fmt: skip
+    now = {"models": {"m": {"scaled_pass_at_1": 60.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "new": {"scaled_pass_at_1": 70.0}}}, "fresh": {"scaled_pass_at_1": 5.0, "tasks": {}}}}  # fmt: skip
+    comparison = compare_reports(now, base)
+    m = comparison.for_model("m")
+    assert m is not None and m.delta == 10.0
+    assert {(t.task, t.current, t.base) for t in m.tasks} == {
+        ("gone", None, 10.0),
+        ("new", 70.0, None),
+    }
+    fresh = comparison.for_model("fresh")
+    assert fresh is not None and fresh.delta is None
+
+
+def test_a_fence_no_line_of_the_text_can_close():
+    text = "before\n```\nescaped?\n````\n"
+    block = fence_text(text)
+    assert block.startswith("`````text\n") and block.endswith("\n`````\n")
+
+
+def test_verdict_round_trip_through_the_trusted_commenter(tmp_path, cli, gh_env):
+    head = "a" * 40
+    log = tmp_path / "validate.log"
+    log.write_text("FAIL  toy: 1 problem(s)\n  tasks/toy/task.yaml: unknown key 'x'\n")
+    code, _, _ = cli(
+        "gh", "verdict", "--out", tmp_path / "verdict", "--pr", "7", "--head-sha", head,
+        "--tasks", "tasks/toy", "--validate-status", "1", "--validate-log", log,
+    )  # fmt: skip
+    assert code == 0
+    comment = (tmp_path / "verdict" / "comment.md").read_text()
+    assert "needs changes" in comment and "unknown key 'x'" in comment
+    # The pull request's run could write anything here: a foreign marker is dropped.
+    (tmp_path / "verdict" / "comment.md").write_text(
+        comment + "\n" + comment_marker("score-abc") + "\n"
+    )
+    args = (
+        "gh", "comment", "--strict", "--body-file", tmp_path / "verdict" / "comment.md",
+        "--pull-file", tmp_path / "verdict" / "pull.json",
+    )  # fmt: skip
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, 7, head_sha=head)
+        gh.add_pull(REPO, 8, head_sha="b" * 40)
+        gh_env(gh, pull=None)  # a workflow_run event names no pull request itself
+
+        assert cli(*args, "--head-sha", "c" * 40)[0] == 2  # not the validated commit
+        assert cli(*args, "--head-sha", head)[0] == 0
+        posted = gh.comments_on(REPO, 7)
+        assert len(posted) == 1
+        assert posted[0]["body"].startswith(comment_marker("validation"))
+        assert comment_marker("score-abc") not in posted[0]["body"]
+        assert cli(*args, "--head-sha", head)[0] == 0
+        assert len(gh.comments_on(REPO, 7)) == 1
+
+        # The pull request moved on since: the stale verdict is not posted.
+        (tmp_path / "verdict" / "pull.json").write_text(json.dumps({"number": 8, "head_sha": head}))
+        code, _, err = cli(*args, "--head-sha", head)
+        assert code == 0 and "moved on" in err
+        assert gh.comments_on(REPO, 8) == []
+
+
+def test_summary_and_comment_commands_off_a_pull_request(tmp_path, cli, gh_env):
+    report = {"models": {"m": {"scaled_pass_at_1": 12.5, "pass_rate": 20.0, "snippets": 4, "harness_errors": 0, "tasks": {}, "failure_classes": {}, "macro_task_mean": 12.5, "ci95": [1.0, 30.0], "post_cutoff": {"cutoff": None, "scaled_pass_at_1": 12.5, "snippets": 4}, "cost_usd": 0.0}}}  # fmt: skip
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        summary = gh_env(gh, pull=None)
+        assert cli("gh", "summary", "--report", path)[0] == 0
+        assert "| m | **12.5** [1.0, 30.0] |" in summary.read_text()
+        code, _, err = cli("gh", "comment", "--report", path)
+        assert code == 0 and "not a pull request" in err
+        assert cli("gh", "comment", "--report", path, "--enabled", "maybe")[0] == 2
+    assert not [c for c in gh.calls if "comments" in c.path]
+
+
+def test_validate_prints_annotations(tmp_path, fixture_tasks, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    yaml_path = fixture_tasks / "toy" / "task.yaml"
+    yaml_path.write_text(yaml_path.read_text() + "colour: blue\n")
+    code, out, _ = cli("validate", "--annotations", fixture_tasks / "toy")
+    assert code == 1
+    assert "::error file=tasks/toy/task.yaml::unknown key 'colour'" in out
+
+
+def _submission(root: Path, slug: str, model: str, rows: list[dict], cutoff: bool = True) -> Path:
+    folder = root / slug
+    folder.mkdir(parents=True)
+    cutoff_line = "    knowledge_cutoff: 2025-01-01\n" if cutoff else ""
+    (folder / "model.yaml").write_text(
+        f"models:\n  {model}:\n    display_name: X\n    provider: acme\n{cutoff_line}"
+    )
+    write_replay(folder / "completions.jsonl", rows)
+    return folder
+
+
+def test_submission_checks(tmp_path):
+    good_row = {"task": "toy", "snippet": "scale", "model": "acme/x", "completion": fenced("y = a * x")}  # fmt: skip
+    good = _submission(tmp_path, "acme-x", "acme/x", [good_row])
+    found, problems = check_submissions([good], FIXTURE_TASKS)
+    assert problems == [] and [s.model for s in found] == ["acme/x"]
+    assert found[0].spec == f"replay:{good.as_posix()}/completions.jsonl"
+
+    bad = _submission(
+        tmp_path,
+        "acme-y",
+        "acme/y",
+        [
+            {**good_row, "model": "someone/else"},
+            {**good_row, "model": "acme/y", "snippet": "no such snippet"},
+            {**good_row, "model": "acme/y", "task": "no-such-task"},
+        ],
+        cutoff=False,
+    )
+    twin = _submission(tmp_path, "acme-x-again", "acme/x", [good_row])
+    reserved = _submission(tmp_path, "ref", "reference", [{**good_row, "model": "reference"}])
+    found, problems = check_submissions([good, bad, twin, reserved], FIXTURE_TASKS)
+    assert [s.model for s in found] == ["acme/x"]
+    located = {(Path(p.path).name, p.line) for p in problems}
+    assert {("completions.jsonl", 1), ("completions.jsonl", 2), ("completions.jsonl", 3)} <= located
+    messages = " | ".join(p.message for p in problems)
+    for expected in ("knowledge_cutoff", "also submitted in", "is reserved", "no snippet named"):
+        assert expected in messages
+
+
+def test_changed_tasks_and_submissions_from_git(tmp_path, cli, monkeypatch):
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    shutil.copytree(FIXTURE_TASKS / "toy", tmp_path / "tasks" / "toy")
+    shutil.copytree(FIXTURE_TASKS / "toy", tmp_path / "tasks" / "other")
+    (tmp_path / "tasks" / "other" / "task.yaml").write_text(
+        (tmp_path / "tasks" / "other" / "task.yaml").read_text().replace("id: toy", "id: other")
+    )
+    shutil.copytree(FIXTURE_TASKS / "_envs", tmp_path / "tasks" / "_envs")
+    (tmp_path / "tasks" / "gone").mkdir()
+    (tmp_path / "tasks" / "gone" / "task.yaml").write_text("id: gone\n")
+    git("init", "-q", "-b", "main")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "base")
+    git("rev-parse", "HEAD")
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True
+    ).stdout.strip()
+    # Change one task's env (touches every task using it), delete one, add a submission.
+    (tmp_path / "tasks" / "_envs" / "numpy" / "requirements.txt").write_text("numpy\n")
+    shutil.rmtree(tmp_path / "tasks" / "gone")
+    (tmp_path / "submissions" / "acme-x").mkdir(parents=True)
+    (tmp_path / "submissions" / "acme-x" / "model.yaml").write_text("models: {}\n")
+    (tmp_path / "submissions" / "README.md").write_text("docs\n")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "change")
+    monkeypatch.chdir(tmp_path)
+    output = tmp_path / "out.txt"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    assert cli("gh", "changed", "--base", base)[0] == 0
+    values = parse_output_file(output)
+    assert values["tasks"] == "tasks/other tasks/toy"
+    assert values["submissions"] == "submissions/acme-x"
+    assert values["models"] == "replay:submissions/acme-x/completions.jsonl"
+    assert values["registries"] == "submissions/acme-x/model.yaml"
+
+
+def test_odd_folder_names_are_problems_not_words():
+    changes = classify_changes(
+        ["tasks/a b/task.yaml", "tasks/$(x)/f", "submissions/ok-1/model.yaml", "README.md"],
+        root=Path("/nonexistent"),
+    )
+    assert changes.tasks == [] and changes.submissions == []
+    assert len(changes.problems) == 2
