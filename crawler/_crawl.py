@@ -338,8 +338,10 @@ def crawl(
             checkpoint()
         except (arxiv.HTTPError, arxiv.UnexpectedEmptyPageError, requests.RequestException) as exc:
             checkpoint()
+            # The package's messages end with the whole request URL: keep the line readable.
+            what = exc.message if isinstance(exc, arxiv.ArxivError) else str(exc)
             raise RcbError(
-                f"arXiv API: {exc} (after {client.num_retries} retries); {summary.read} entries "
+                f"arXiv API: {what} (after {client.num_retries} retries); {summary.read} entries "
                 f"read and saved; run the same command again to continue from entry "
                 f"{summary.offset} (cursor {cursor_path})"
             ) from None

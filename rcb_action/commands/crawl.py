@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
         f"{counts[key]} {label}"
         for key, label in (
             ("no_code", "without a code link"),
-            ("already_task", "already tasks"),
+            ("already_task", "already in tasks/"),
             ("before_since", "before --since"),
             ("other_category", "outside --categories"),
             ("malformed", "malformed"),
