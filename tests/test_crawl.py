@@ -367,10 +367,10 @@ def test_a_broken_queue_file_is_named(cli, world, serve):
     world.queue.write_text("candidates:\n- arxiv: '2507.99901'\n  version: one\n")
     code, _, err = cli(*since(world))
     assert code == 2
-    assert err.strip() == (
-        f"rcb: error: {world.queue}: key 'candidates.0.version': "
-        "Input should be a valid integer, unable to parse string as an integer (got 'one')"
-    )
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"rcb: error: {world.queue}: key 'candidates.0.version': ")
+    assert lines[0].endswith("(got 'one')")
 
 
 def test_issues_one_per_candidate_never_twice(cli, world, serve, monkeypatch):
