@@ -22,7 +22,6 @@ from fake_github import FakeGitHub
 from test_action_runner import ActionRun, run_action
 
 from rcb_action.cli import main
-from rcb_action.github import comment_marker
 from rcb_action.github._compare import format_delta
 
 REPO = "octo/paper-models"
@@ -200,17 +199,6 @@ def test_a_push_gets_a_summary_and_no_comment(tmp_path, warm):
         assert "reference" in (tmp_path / "summary.md").read_text()
 
 
-def test_a_read_only_token_warns_and_does_not_fail(tmp_path, warm):
-    with FakeGitHub() as gh:
-        gh.add_repo(REPO)
-        gh.add_pull(REPO, PR)
-        gh.refuse_writes = True
-        run = act(tmp_path, inputs_for(warm, tmp_path), github_env(tmp_path, gh))
-        assert run.exit_code == 0, run.log
-        assert "::warning title=rcb::the pull-request comment was not posted: API 403" in run.stdout
-        assert gh.comments_on(REPO, PR) == []
-
-
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):
     tasks = tmp_path / "tasks"
     shutil.copytree(FIXTURE_TASKS / "toy", tasks / "toy")
@@ -236,20 +224,3 @@ def test_a_bad_input_is_one_line_naming_it(tmp_path, warm):
         run = act(tmp_path, inputs_for(warm, tmp_path, samples="many"), github_env(tmp_path, gh))
         assert run.exit_code == 2
         assert "::error title=rcb::input 'samples': 'many' is not a whole number" in run.stdout
-
-
-def test_comment_key_separates_comments(tmp_path, warm):
-    with FakeGitHub() as gh:
-        gh.add_repo(REPO)
-        gh.add_pull(REPO, PR)
-        env = github_env(tmp_path, gh)
-        for key in ("with-paper", "without-paper"):
-            assert (
-                act(tmp_path, inputs_for(warm, tmp_path, **{"comment-key": key}), env).exit_code
-                == 0
-            )
-        bodies = [c["body"] for c in gh.comments_on(REPO, PR)]
-        assert [b.splitlines()[0] for b in bodies] == [
-            comment_marker("with-paper"),
-            comment_marker("without-paper"),
-        ]

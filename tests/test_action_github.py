@@ -33,6 +33,8 @@ from rcb_action.github._verdict import fenced as fence_text
 
 REPO = "octo/rcb"
 
+SMALL_REPORT = {"models": {"m": {"scaled_pass_at_1": 12.5, "pass_rate": 20.0, "snippets": 4, "harness_errors": 0, "tasks": {}, "failure_classes": {}, "macro_task_mean": 12.5, "ci95": [1.0, 30.0], "post_cutoff": {"cutoff": None, "scaled_pass_at_1": 12.5, "snippets": 4}, "cost_usd": 0.0}}}  # fmt: skip
+
 
 @pytest.fixture
 def gh_env(monkeypatch, tmp_path):
@@ -195,9 +197,8 @@ def test_verdict_round_trip_through_the_trusted_commenter(tmp_path, cli, gh_env)
 
 
 def test_summary_and_comment_commands_off_a_pull_request(tmp_path, cli, gh_env):
-    report = {"models": {"m": {"scaled_pass_at_1": 12.5, "pass_rate": 20.0, "snippets": 4, "harness_errors": 0, "tasks": {}, "failure_classes": {}, "macro_task_mean": 12.5, "ci95": [1.0, 30.0], "post_cutoff": {"cutoff": None, "scaled_pass_at_1": 12.5, "snippets": 4}, "cost_usd": 0.0}}}  # fmt: skip
     path = tmp_path / "report.json"
-    path.write_text(json.dumps(report))
+    path.write_text(json.dumps(SMALL_REPORT))
     with FakeGitHub() as gh:
         gh.add_repo(REPO)
         summary = gh_env(gh, pull=None)
@@ -304,3 +305,37 @@ def test_odd_folder_names_are_problems_not_words():
     )
     assert changes.tasks == [] and changes.submissions == []
     assert len(changes.problems) == 2
+
+
+def test_comment_keys_keep_separate_comments(tmp_path, cli, gh_env, monkeypatch):
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(SMALL_REPORT))
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, 7)
+        gh_env(gh)
+        monkeypatch.setenv("GITHUB_JOB", "score")
+        for key in ("with-paper", "without-paper", "with-paper"):
+            assert cli("gh", "comment", "--report", path, "--key", key)[0] == 0
+        # No key: one derived from the workflow, job, models and shard, stable across runs.
+        for _ in range(2):
+            assert cli("gh", "comment", "--report", path, "--shard", "1/2")[0] == 0
+        firsts = [c["body"].splitlines()[0] for c in gh.comments_on(REPO, 7)]
+        assert firsts[:2] == [comment_marker("with-paper"), comment_marker("without-paper")]
+        assert len(firsts) == 3 and firsts[2].startswith("<!-- rcb-comment: score-")
+
+
+def test_a_read_only_token_warns_and_does_not_fail(tmp_path, cli, gh_env):
+    """A pull request from a fork gets a read-only token: the job must not fail on it."""
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(SMALL_REPORT))
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        gh.add_pull(REPO, 7)
+        gh.refuse_writes = True
+        gh_env(gh)
+        code, out, _ = cli("gh", "comment", "--report", path)
+        assert code == 0
+        assert "::warning title=rcb::the pull-request comment was not posted: API 403" in out
+        assert cli("gh", "comment", "--report", path, "--strict")[0] == 2
+        assert gh.comments_on(REPO, 7) == []
