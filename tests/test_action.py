@@ -161,7 +161,7 @@ def test_first_run_comments_and_the_second_edits_the_same_comment(tmp_path, warm
         assert comment_row(body, "reference").endswith(f"| {format_delta(0.0)} |")
         summary = (tmp_path / "summary.md").read_text()
         assert f"**{score:.1f}**" in comment_row(summary, MODEL)
-        assert "Change against the base branch" in summary
+        assert "Compared with the base branch" in summary
 
         second = act(tmp_path, inputs, github_env(tmp_path, gh))
         assert second.exit_code == 0, second.log

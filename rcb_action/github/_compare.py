@@ -86,22 +86,18 @@ def _pct(value: float | None) -> str:
 
 
 def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
-    """The comparison as Markdown: a table of models, then the tasks that moved."""
+    """What the headline table's change column leaves out: where the base came from,
+    models the base did not have, and the tasks that moved."""
     source = f" ({comparison.source})" if comparison.source else ""
-    lines = [
-        f"### Change against the base branch{source}",
-        "",
-        "| Model | This run | Base | Change |",
-        "| --- | --- | --- | --- |",
-    ]
-    for change in comparison.models:
-        base = _pct(change.base) if change.base is not None else "not on base"
-        lines.append(
-            f"| {change.model} | {_pct(change.current)} | {base} | {format_delta(change.delta)} |"
-        )
+    lines = [f"**Compared with the base branch**{source}.", ""]
+    new = [c.model for c in comparison.models if c.base is None]
+    if new:
+        lines += [f"Not on the base branch: {', '.join(new)}.", ""]
     moved = [(c.model, t) for c in comparison.models for t in c.tasks]
-    if moved:
-        lines += ["", "Tasks that moved (scaled pass@1):", ""]
+    if not moved:
+        lines.append("No task's score moved.")
+    else:
+        lines += ["Tasks that moved (scaled pass@1):", ""]
         for model, task in moved[:max_tasks]:
             if task.base is None:
                 what = f"new, {_pct(task.current)}"
