@@ -24,15 +24,21 @@ class SiteInputs:
     built_at: dt.datetime | None
 
 
-def results_fingerprint(records: Sequence[Record], runs: Sequence[ReproductionRun]) -> str:
-    """sha256 of the records and runs in a canonical order: the same results give the
-    same fingerprint whatever folders or order they came in."""
+def results_fingerprint(dirs: Sequence[Path]) -> str:
+    """sha256 of every distinct line of the folders' results and reproduction files, in
+    sorted order: the same results give the same fingerprint however they are split
+    into folders or ordered within them."""
     digest = hashlib.sha256()
-    for record in sorted(records, key=lambda r: r.key):
-        digest.update(record.model_dump_json().encode() + b"\n")
-    digest.update(b"\0reproduction\n")
-    for run in sorted(runs, key=lambda r: (r.model, r.task, r.sample)):
-        digest.update(run.model_dump_json().encode() + b"\n")
+    for name in (RESULTS_FILE, REPRODUCTION_FILE):
+        lines: set[bytes] = set()
+        for directory in dirs:
+            path = Path(directory) / name
+            if path.is_file():
+                lines.update(line.strip() for line in path.read_bytes().split(b"\n"))
+        lines.discard(b"")
+        digest.update(name.encode() + b"\0")
+        for line in sorted(lines):
+            digest.update(line + b"\n")
     return digest.hexdigest()
 
 
@@ -95,6 +101,6 @@ def load_results(dirs: Sequence[Path]) -> SiteInputs:
     return SiteInputs(
         records=records,
         reproduction=repro_runs,
-        fingerprint=results_fingerprint(records, repro_runs),
+        fingerprint=results_fingerprint(dirs),
         built_at=build_time(records, repro_runs),
     )

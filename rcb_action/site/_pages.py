@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rcb_action.models import Registry
-from rcb_action.report import outcomes_of, post_cutoff, summarize
+from rcb_action.report import outcomes_of, summarize
 from rcb_action.results import Record
 from rcb_action.scoring import (
     FAILURE_CLASSES,
+    Outcome,
     macro_task_mean,
     paired_bootstrap,
     pass_at_k,
@@ -28,9 +29,14 @@ from rcb_action.site._reproduction import (
     dimension_table,
     stage_funnel,
 )
-from rcb_action.site._select import by_model, headline, with_paper, without_paper
-from rcb_action.site._window import WindowResult, default_window, score_key, window_ranking
-from rcb_action.site._window import window_data as encode_window
+from rcb_action.site._select import by_model, headline, scored_only, with_paper, without_paper
+from rcb_action.site._window import (
+    WindowResult,
+    encode_window,
+    pick_default_window,
+    rank_window,
+    score_key,
+)
 from rcb_action.tasks import Task
 
 
@@ -206,14 +212,20 @@ def _failure_order(records: Sequence[Record]) -> list[str]:
 
 
 def _model_view(
-    model: str, recs: list[Record], slug: str, registry: Registry, classes: list[str]
+    model: str,
+    chosen: list[Record],
+    scored: list[Record],
+    outcomes: list[Outcome],
+    slug: str,
+    registry: Registry,
+    classes: list[str],
 ) -> ModelView:
+    """``chosen``: the model's headline attempts, every status; ``scored``: those that
+    count, and ``outcomes`` theirs, in the same order."""
     info = registry.get(model)
-    chosen = headline(recs)
-    outcomes = outcomes_of(chosen)
     summary = summarize(chosen)
     cutoff = info.knowledge_cutoff if info else None
-    later = outcomes_of(post_cutoff(chosen, cutoff)) if cutoff else []
+    later = [o for o, r in zip(outcomes, scored, strict=True) if cutoff and r.published > cutoff]
     failures = Counter(r.failure_class or "unknown" for r in chosen if r.status == "fail")
     samples = summary["samples"]
     return ModelView(
@@ -223,7 +235,7 @@ def _model_view(
         provider=info.provider if info else (model.split("/")[0] if "/" in model else "—"),
         cutoff=cutoff,
         cutoff_source=info.cutoff_source if info else None,
-        paper=bool(with_paper(recs)),
+        paper=bool(chosen) and chosen[0].paper,
         scaled=summary["scaled_pass_at_1"],
         pass_rate=summary["pass_rate"],
         ci=tuple(summary["ci95"]) if summary["ci95"] else None,
@@ -307,7 +319,7 @@ _Scores = dict[tuple[str, str], tuple[float | None, float | None, int]]
 
 def _task_rows(
     task: TaskView,
-    attempts: dict[tuple[str, str], list[Record]],
+    attempts: dict[tuple[str, str], list[Outcome]],
     scores: _Scores,
     models: dict[str, ModelView],
 ) -> list[TaskRow]:
@@ -315,13 +327,13 @@ def _task_rows(
     position = {s.name: i for i, s in enumerate(task.snippets)}
     rows = []
     for model_id, view in models.items():
-        recs = attempts.get((task.id, model_id))
-        if not recs:
+        outcomes = attempts.get((task.id, model_id))
+        if not outcomes:
             continue
         tally = [[0, 0] for _ in task.snippets]
-        for r in recs:
-            tally[position[r.snippet]][0] += r.passed
-            tally[position[r.snippet]][1] += 1
+        for o in outcomes:
+            tally[position[o.snippet]][0] += o.passed
+            tally[position[o.snippet]][1] += 1
         for snippet, (passed, scored) in zip(task.snippets, tally, strict=True):
             snippet.passed += passed
             snippet.scored += scored
@@ -345,16 +357,14 @@ def _model_tasks(view: ModelView, tasks: dict[str, TaskView], scores: _Scores) -
     return out
 
 
-def _domains(recs: Sequence[Record]) -> list[DomainScore]:
-    per_domain: dict[str, list[Record]] = defaultdict(list)
-    for r in recs:
-        if r.scored:
-            per_domain[r.domain].append(r)
+def _domains(scored: Sequence[Record], outcomes: Sequence[Outcome]) -> list[DomainScore]:
+    per_domain: dict[str, list[Outcome]] = defaultdict(list)
+    for r, o in zip(scored, outcomes, strict=True):
+        per_domain[r.domain].append(o)
     out = []
     for domain, group in sorted(per_domain.items()):
-        outcomes = outcomes_of(group)
-        count = len({(o.task, o.snippet) for o in outcomes})
-        out.append(DomainScore(domain, scaled_pass_at_1(outcomes), count))
+        count = len({(o.task, o.snippet) for o in group})
+        out.append(DomainScore(domain, scaled_pass_at_1(group), count))
     return out
 
 
@@ -366,11 +376,15 @@ def build_site_data(
 ) -> SiteData:
     """Scores, tables and chart geometry for every page, in a deterministic order."""
     grouped = by_model(records)
-    headline_records = [r for recs in grouped.values() for r in headline(recs)]
+    heads = {m: headline(recs) for m, recs in grouped.items()}
+    scored = scored_only(heads)
+    outcomes = {m: outcomes_of(recs) for m, recs in scored.items()}  # in the same order
+    headline_records = [r for recs in heads.values() for r in recs]
     classes = _failure_order(headline_records)
     model_slugs = _slugs(list(grouped))
     models = {
-        m: _model_view(m, recs, model_slugs[m], registry, classes) for m, recs in grouped.items()
+        m: _model_view(m, heads[m], scored[m], outcomes[m], model_slugs[m], registry, classes)
+        for m in grouped
     }
     ordered = _rank(list(models.values()))
 
@@ -386,20 +400,19 @@ def build_site_data(
     }
 
     # Per model and task: the scores both the task pages and the model pages show.
-    attempts: dict[tuple[str, str], list[Record]] = defaultdict(list)
-    for r in headline_records:
-        if r.scored:
-            attempts[(r.task, r.model)].append(r)
+    attempts: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for model_id, group in outcomes.items():
+        for o in group:
+            attempts[(o.task, model_id)].append(o)
     scores: _Scores = {}
-    for key, recs in attempts.items():
-        outcomes = outcomes_of(recs)
-        count = len({o.snippet for o in outcomes})
-        scores[key] = (scaled_pass_at_1(outcomes), pass_rate(outcomes), count)
+    for key, group in attempts.items():
+        count = len({o.snippet for o in group})
+        scores[key] = (scaled_pass_at_1(group), pass_rate(group), count)
     for task in task_views.values():
         task.rows = _task_rows(task, attempts, scores, models)
-    for model_id, recs in grouped.items():
+    for model_id, recs in scored.items():
         models[model_id].tasks = _model_tasks(models[model_id], task_views, scores)
-        models[model_id].domains = _domains(headline(recs))
+        models[model_id].domains = _domains(recs, outcomes[model_id])
 
     ablation = []
     for model_id, recs in grouped.items():
@@ -416,7 +429,7 @@ def build_site_data(
         m.id: {"name": m.name, "provider": m.provider, "href": f"models/{m.slug}.html"}
         for m in ordered
     }
-    window = default_window(records, registry)
+    window = pick_default_window(scored, registry)
     newest_first = sorted(
         task_views.values(),
         key=lambda t: (t.published is None, -(t.published.toordinal() if t.published else 0), t.id),
@@ -424,12 +437,12 @@ def build_site_data(
     return SiteData(
         models=ordered,
         tasks=newest_first,
-        domains=sorted({r.domain for r in headline_records}),
+        domains=sorted({r.domain for recs in scored.values() for r in recs}),
         failure_classes=classes,
         ablation=ablation,
         reproduction=_reproduction_view(reproduction),
-        window=encode_window(records, registry, meta),
-        window_default=window_ranking(records, registry, *window) if window else None,
+        window=encode_window(scored, registry, meta),
+        window_default=rank_window(scored, registry, *window) if window else None,
         records=len(records),
-        snippets=len({(r.task, r.snippet) for r in headline_records if r.scored}),
+        snippets=len({(r.task, r.snippet) for recs in scored.values() for r in recs}),
     )

@@ -28,3 +28,13 @@ def headline(records: Sequence[Record]) -> list[Record]:
     """One model's attempts behind its headline score: with the paper when it was
     given, else the no-paper runs (as ``rcb report`` does)."""
     return with_paper(records) or without_paper(records)
+
+
+def headlines(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Each model's headline attempts (every status), models in sorted order."""
+    return {model: headline(recs) for model, recs in by_model(records).items()}
+
+
+def scored_only(groups: dict[str, list[Record]]) -> dict[str, list[Record]]:
+    """The same groups without harness errors and skips."""
+    return {model: [r for r in recs if r.scored] for model, recs in groups.items()}

@@ -28,7 +28,7 @@ from rcb_action.models import Registry
 from rcb_action.report import outcomes_of
 from rcb_action.results import Record
 from rcb_action.scoring import pass_rate, scaled_pass_at_1
-from rcb_action.site._select import by_model, headline
+from rcb_action.site._select import headlines, scored_only
 
 MIN_WINDOW_SNIPPETS = 30
 
@@ -68,16 +68,27 @@ def score_key(score: float) -> int:
     return math.floor(score * 1e6 + 0.5)
 
 
+Scored = Mapping[str, Sequence[Record]]
+"""Each model's scored headline attempts (see :func:`rcb_action.site._select.scored_only`)."""
+
+
 def window_ranking(
     records: Sequence[Record], registry: Registry, start: dt.date, end: dt.date
 ) -> WindowResult:
     """Rank every model in ``records`` on the papers published from ``start`` to
     ``end`` (both included)."""
+    return rank_window(scored_only(headlines(records)), registry, start, end)
+
+
+def rank_window(scored: Scored, registry: Registry, start: dt.date, end: dt.date) -> WindowResult:
+    """:func:`window_ranking` from attempts already grouped and filtered."""
     rows: list[WindowRow] = []
     snippets: set[tuple[str, str]] = set()
-    for model, recs in by_model(records).items():
-        inside = [r for r in headline(recs) if r.scored and start <= r.published <= end]
-        inside.sort(key=lambda r: (r.sample, r.task, r.snippet))
+    for model, recs in scored.items():
+        inside = sorted(
+            (r for r in recs if start <= r.published <= end),
+            key=lambda r: (r.sample, r.task, r.snippet),
+        )
         outcomes = outcomes_of(inside)
         keys = {(o.task, o.snippet) for o in outcomes}
         snippets |= keys
@@ -115,12 +126,15 @@ def default_window(records: Sequence[Record], registry: Registry) -> tuple[dt.da
     """From the first paper after every listed model's cutoff (all of them clean)
     to the newest paper; from the oldest paper when no paper is that new. None when
     nothing was scored."""
-    dates = sorted(
-        {r.published for recs in by_model(records).values() for r in headline(recs) if r.scored}
-    )
+    return pick_default_window(scored_only(headlines(records)), registry)
+
+
+def pick_default_window(scored: Scored, registry: Registry) -> tuple[dt.date, dt.date] | None:
+    """:func:`default_window` from attempts already grouped and filtered."""
+    dates = sorted({r.published for recs in scored.values() for r in recs})
     if not dates:
         return None
-    cutoffs = [c for c in (registry.cutoff(m) for m in by_model(records)) if c is not None]
+    cutoffs = [c for c in (registry.cutoff(m) for m in scored) if c is not None]
     after = [d for d in dates if not cutoffs or d > max(cutoffs)]
     return (after[0] if after else dates[0], dates[-1])
 
@@ -136,30 +150,38 @@ def window_data(
     date differs from its snippet's (results from another version of the task) is
     listed in ``o`` by position.
     """
-    groups = {m: [r for r in headline(recs) if r.scored] for m, recs in by_model(records).items()}
-    canonical: dict[tuple[str, str], Record] = {}
-    for recs in groups.values():
+    return encode_window(scored_only(headlines(records)), registry, models)
+
+
+def encode_window(
+    scored: Scored, registry: Registry, models: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """:func:`window_data` from attempts already grouped and filtered."""
+    canonical: dict[tuple[str, str], tuple[int, str]] = {}
+    for recs in scored.values():
         for r in recs:
-            canonical.setdefault((r.task, r.snippet), r)
+            if (r.task, r.snippet) not in canonical:
+                canonical[(r.task, r.snippet)] = (r.weight, r.published.isoformat())
     snippet_keys = sorted(canonical)
     index = {key: i for i, key in enumerate(snippet_keys)}
     task_ids = sorted({task for task, _ in snippet_keys})
     task_dates: dict[str, str] = {}
     for task, snippet in snippet_keys:
-        task_dates.setdefault(task, canonical[(task, snippet)].published.isoformat())
+        task_dates.setdefault(task, canonical[(task, snippet)][1])
     task_index = {t: i for i, t in enumerate(task_ids)}
+    day: dict[dt.date, str] = {}
     encoded_models = []
-    for model, recs in groups.items():
+    for model, recs in scored.items():
         samples = sorted({r.sample for r in recs})
         column = {s: j for j, s in enumerate(samples)}
         cells = ["."] * (len(snippet_keys) * len(samples))
         overrides: dict[str, list[Any]] = {}
         for r in recs:
-            i = index[(r.task, r.snippet)]
-            pos = i * len(samples) + column[r.sample]
+            key = (r.task, r.snippet)
+            pos = index[key] * len(samples) + column[r.sample]
             cells[pos] = "1" if r.passed else "0"
-            published = r.published.isoformat()
-            if r.weight != canonical[(r.task, r.snippet)].weight or published != task_dates[r.task]:
+            published = day.get(r.published) or day.setdefault(r.published, r.published.isoformat())
+            if r.weight != canonical[key][0] or published != task_dates[r.task]:
                 overrides[str(pos)] = [r.weight, published]
         cutoff = registry.cutoff(model)
         meta = models.get(model, {})
@@ -175,10 +197,10 @@ def window_data(
                 "o": overrides,
             }
         )
-    window = default_window(records, registry)
+    window = pick_default_window(scored, registry)
     return {
         "tasks": [[t, task_dates[t]] for t in task_ids],
-        "snippets": [[task_index[t], canonical[(t, s)].weight] for t, s in snippet_keys],
+        "snippets": [[task_index[t], canonical[(t, s)][0]] for t, s in snippet_keys],
         "dates": sorted(set(task_dates.values())),
         "models": encoded_models,
         "default": [d.isoformat() for d in window] if window else None,
