@@ -506,3 +506,14 @@ def test_cli_errors_are_one_line(tmp_path, results, tasks_dir, cli, monkeypatch)
 
     code, _, err = cli("site")
     assert code == 2 and "build" in err
+
+
+def test_browser_tests_skip_here_but_fail_under_ci(monkeypatch):
+    from test_site_browser import _unavailable
+
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="no chromium"):
+        _unavailable("no chromium")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true but no chromium"):
+        _unavailable("no chromium")
