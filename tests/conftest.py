@@ -15,6 +15,8 @@ from rcb_action.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
 FIXTURE_TASKS = Path(__file__).parent / "fixtures" / "tasks"
+# The fixture tasks' own tests run inside sandboxes, never in this session.
+collect_ignore = ["fixtures"]
 
 
 @pytest.fixture
