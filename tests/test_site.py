@@ -107,6 +107,13 @@ def synthetic_records() -> list[Record]:
 
 NEWEST = max(r.created_at for r in synthetic_records())
 
+REPRODUCTION_RUNS = [
+    {"model": "acme/large", "task": "t1", "dimensions": {"env_setup": True, "code_runnability": 0.5},
+     "stages": {"plan": "pass", "env_setup": {"passed": True}, "code_impl": False}},
+    {"model": "acme/large", "task": "t2", "dimensions": {"env_setup": False},
+     "stages": {"plan": True, "env_setup": "failed"}, "extra": "ignored"},
+]  # fmt: skip
+
 
 def write_registry(path: Path) -> Path:
     entries = {
@@ -438,12 +445,7 @@ def test_pages_say_what_they_must(tmp_path, results, registry_file):
 
 
 def test_reproduction_results_are_read_when_present(tmp_path, results, registry_file, capsys):
-    runs = [
-        {"model": "acme/large", "task": "t1", "dimensions": {"env_setup": True, "code_runnability": 0.5},
-         "stages": {"plan": "pass", "env_setup": {"passed": True}, "code_impl": False}},
-        {"model": "acme/large", "task": "t2", "dimensions": {"env_setup": False},
-         "stages": {"plan": True, "env_setup": "failed"}, "extra": "ignored"},
-    ]  # fmt: skip
+    runs = REPRODUCTION_RUNS
     lines = [json.dumps(r) for r in runs]
     (results / "reproduction.jsonl").write_text(lines[0] + "\nnot json\n" + lines[1] + "\n")
     out = build([results], tmp_path / "site", registry_file)

@@ -9,6 +9,7 @@ Skipped (with the reason) where Chromium or Playwright is missing, except under 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +17,16 @@ from typing import Any
 
 import pytest
 from conftest import ROOT
-from test_site import synthetic_records, toy_tasks, write_registry, write_results
+from test_site import (
+    REPRODUCTION_RUNS,
+    synthetic_records,
+    toy_tasks,
+    write_registry,
+    write_results,
+)
 
 from rcb_action.models import load_registry
-from rcb_action.site import MIN_WINDOW_SNIPPETS, build_site, window_ranking
+from rcb_action.site import MIN_WINDOW_SNIPPETS, REPRODUCTION_FILE, build_site, window_ranking
 
 pytestmark = pytest.mark.browser
 
@@ -63,8 +70,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     records = synthetic_records()
     registry_file = write_registry(base / "registry.yaml")
     out = base / "site"
+    results = write_results(base / "results", records)
+    runs = "".join(json.dumps(run) + "\n" for run in REPRODUCTION_RUNS)
+    (results / REPRODUCTION_FILE).write_text(runs, encoding="utf-8")
     build_site(
-        [write_results(base / "results", records)],
+        [results],
         out,
         tasks_dir=toy_tasks(base / "tasks"),
         registry_files=[registry_file],

@@ -170,6 +170,7 @@ class ReproductionView:
     dimensions: list[DimensionRow]
     funnel: list[FunnelStep]
     funnel_by_model: dict[str, list[FunnelStep]]
+    names: dict[str, str]
 
 
 @dataclass
@@ -287,7 +288,9 @@ def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -
     )
 
 
-def _reproduction_view(runs: Sequence[ReproductionRun]) -> ReproductionView | None:
+def _reproduction_view(
+    runs: Sequence[ReproductionRun], registry: Registry
+) -> ReproductionView | None:
     if not runs:
         return None
     per_model: dict[str, list[ReproductionRun]] = defaultdict(list)
@@ -300,6 +303,7 @@ def _reproduction_view(runs: Sequence[ReproductionRun]) -> ReproductionView | No
         dimensions=dimension_table(runs),
         funnel=stage_funnel(runs),
         funnel_by_model={m: stage_funnel(rs) for m, rs in sorted(per_model.items())},
+        names={m: registry.display_name(m) for m in per_model},
     )
 
 
@@ -440,7 +444,7 @@ def build_site_data(
         domains=sorted({r.domain for recs in scored.values() for r in recs}),
         failure_classes=classes,
         ablation=ablation,
-        reproduction=_reproduction_view(reproduction),
+        reproduction=_reproduction_view(reproduction, registry),
         window=encode_window(scored, registry, meta),
         window_default=rank_window(scored, registry, *window) if window else None,
         records=len(records),
