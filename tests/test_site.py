@@ -519,3 +519,12 @@ def test_browser_tests_skip_here_but_fail_under_ci(monkeypatch):
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI=true but no chromium"):
         _unavailable("no chromium")
+
+
+def test_only_web_addresses_become_links(tmp_path, results, registry_file, tasks_dir):
+    config = tasks_dir / "toy" / "task.yaml"
+    config.write_text(config.read_text() + 'code_url: "javascript:alert(1)"\n')
+    out = tmp_path / "site"
+    build_site([results], out, tasks_dir=tasks_dir, registry_files=[registry_file])
+    page = (out / "tasks" / "toy.html").read_text()
+    assert "javascript:alert(1)" in page and 'href="javascript:' not in page

@@ -61,6 +61,11 @@ def fmt_count(value: int) -> str:
     return f"{value:,}"
 
 
+def web_url(url: str | None) -> str | None:
+    """``url`` when it is an http(s) address, else None (never a ``javascript:`` link)."""
+    return url if url and url.startswith(("https://", "http://")) else None
+
+
 def json_script(data: Any) -> Markup:
     """JSON safe inside a ``<script type="application/json">`` element."""
     text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), sort_keys=False)
@@ -77,7 +82,9 @@ def _environment(templates: Path) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(num=fmt_number, money=fmt_money, count=fmt_count, json_script=json_script)
+    env.filters.update(
+        num=fmt_number, money=fmt_money, count=fmt_count, json_script=json_script, web_url=web_url
+    )
     return env
 
 
@@ -186,7 +193,7 @@ def build_site(
         RcbError: a results folder, the tasks folder, a registry or the site templates
             are missing or malformed, or ``out`` is a folder that is not a site build.
     """
-    out = Path(out)
+    out = Path(out).absolute()  # so that the staging folder lands beside it, even for "."
     inputs = load_results(result_dirs)
     folder = resolve_tasks_dir(tasks_dir)
     tasks = load_tasks(folder) if tasks_dir is not None or folder.is_dir() else []
