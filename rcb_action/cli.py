@@ -15,7 +15,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from rcb_action import __version__, commands
@@ -42,7 +44,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate_as_interrupt(signum: int, frame: object) -> None:
+    # A cancelled CI job sends SIGTERM: take the same clean path as Ctrl-C
+    # (sandboxes removed, finished work kept).
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    try:
+        return _run(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -55,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"rcb: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("rcb: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

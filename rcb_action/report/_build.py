@@ -78,6 +78,7 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
         ),
         "harness_errors": sum(1 for r in primary if r.status == "harness_error"),
         "skipped": sum(1 for r in primary if r.status == "skipped"),
+        "skip_reasons": sorted({r.message for r in primary if r.status == "skipped"}),
         "paper_truncated": sum(1 for r in primary if r.paper_truncated),
         "cost_usd": round(sum(r.cost_usd for r in primary), 6),
         "tokens_in": sum(r.tokens_in for r in primary),

@@ -107,6 +107,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
 
     for name in models:
         entry = report["models"][name]
+        if entry.get("skipped"):
+            console.print(
+                f"{name}: {entry['skipped']} attempt(s) not run: {'; '.join(entry['skip_reasons'])}"
+            )
         if "no_paper" in entry:
             console.print(
                 f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "

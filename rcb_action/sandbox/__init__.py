@@ -4,7 +4,7 @@
 loud warning otherwise); ``docker`` runs in a warm container per task.
 """
 
-from rcb_action.sandbox._base import ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._base import ExecResult, Limits, Sandbox, SandboxBackend, host_gpus
 from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
 from rcb_action.sandbox._registry import BACKENDS, get_backend
 
@@ -18,4 +18,5 @@ __all__ = [
     "build_venv",
     "env_key",
     "get_backend",
+    "host_gpus",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 
 from rcb_action.tasks import Task
 
@@ -83,10 +84,20 @@ class Sandbox(ABC):
         """Kill what still runs and free everything; safe to call twice."""
 
 
+def host_gpus() -> list[str]:
+    """NVIDIA GPU devices on this host (``/dev/nvidia0`` ...)."""
+    return sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))
+
+
 class SandboxBackend(ABC):
-    """Makes sandboxes for tasks and cleans all of them up on any exit path."""
+    """Makes sandboxes for tasks and cleans all of them up on any exit path.
+
+    Attributes:
+        gpus: the GPU devices tasks may use here (tests pass a fake list).
+    """
 
     name: str
+    gpus: list[str]
 
     def prepare(self, task: Task) -> None:
         """Build or fetch the task's environment (cached); called before any exec.
@@ -104,7 +115,10 @@ class SandboxBackend(ABC):
         sandbox.cleanup()
 
     def skip_reason(self, task: Task) -> str | None:
-        """Why this backend cannot run ``task`` here (e.g. it needs a GPU), or None."""
+        """Why this backend cannot run ``task`` here, or None. A task that requires a
+        GPU on a host without one is skipped with this reason, never failed."""
+        if task.config.gpu == "required" and not self.gpus:
+            return "skipped: the task requires a GPU and this host has none"
         return None
 
     @abstractmethod

@@ -31,7 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from rcb_action.errors import RcbError
-from rcb_action.sandbox._base import TRUNCATION_MARKER, ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._base import (
+    TRUNCATION_MARKER,
+    ExecResult,
+    Limits,
+    Sandbox,
+    SandboxBackend,
+    host_gpus,
+)
 from rcb_action.sandbox._files import HostFiles
 from rcb_action.sandbox._images import VENV, ensure_image
 from rcb_action.tasks import Task
@@ -63,11 +70,6 @@ def docker_client() -> Any:
             "start dockerd or use --sandbox local"
         ) from None
     return client
-
-
-def host_gpus() -> list[str]:
-    """GPU devices on this host, as the NVIDIA runtime would expose them."""
-    return sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))
 
 
 def gpu_device_requests(task: Task, gpus: list[str]) -> list[Any]:
@@ -362,7 +364,12 @@ class DockerSandbox(Sandbox):
             exec_id = api.exec_create(
                 container.id, [self.python, "-c", _KILL_ALL], user=SANDBOX_USER
             )["Id"]
-            api.exec_start(exec_id)
+            # Detached, then polled: reading an exec's stream can hang when the
+            # processes it races with are being killed.
+            api.exec_start(exec_id, detach=True)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and api.exec_inspect(exec_id).get("Running", True):
+                time.sleep(0.01)
 
     def cleanup(self) -> None:
         with self._lock:
@@ -402,11 +409,6 @@ class DockerBackend(SandboxBackend):
         import docker.types
 
         return docker.types.Ulimit(name=name, soft=value, hard=value)
-
-    def skip_reason(self, task: Task) -> str | None:
-        if task.config.gpu == "required" and not self.gpus:
-            return "the task needs a GPU and this host has none"
-        return None
 
     def prepare(self, task: Task) -> None:
         with self._image_lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import resource
 import shutil
 import signal
@@ -22,14 +23,24 @@ import threading
 import time
 from pathlib import Path
 
-from rcb_action.sandbox._base import TRUNCATION_MARKER, ExecResult, Limits, Sandbox, SandboxBackend
+from rcb_action.sandbox._base import (
+    TRUNCATION_MARKER,
+    ExecResult,
+    Limits,
+    Sandbox,
+    SandboxBackend,
+    host_gpus,
+)
 from rcb_action.sandbox._envs import build_venv
 from rcb_action.sandbox._files import HostFiles
 from rcb_action.tasks import Task
 
 # Only these variables reach sandboxed code; API keys and tokens never do.
 ENV_ALLOW = ("LANG", "LC_ALL", "TZ")
-SANDBOX_UID = 65534
+# Each exec in flight runs as its own unprivileged uid, so the per-uid process
+# limit of one sandbox (a fork bomb) cannot starve another. The range depends on
+# the harness's pid, so two rcb runs on one machine use different uids.
+UID_SLOTS = 64
 _warned_unconfined = False
 _warn_lock = threading.Lock()
 
@@ -112,7 +123,7 @@ class LocalSandbox(Sandbox):
         ):
             resource.setrlimit(which, (value, value))
 
-    def _argv(self, argv: list[str], cwd: str, env: dict[str, str]) -> list[str]:
+    def _argv(self, argv: list[str], cwd: str, env: dict[str, str], uid: int) -> list[str]:
         workdir = str(self._path(cwd))
         if not self.backend.confined:
             return argv
@@ -151,7 +162,7 @@ class LocalSandbox(Sandbox):
         cmd += ["--chdir", workdir, "--clearenv"]
         for key, value in env.items():
             cmd += ["--setenv", key, value]
-        cmd += ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"]
+        cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         cmd += ["--inh-caps=-all", "--bounding-set=-all", "--"]
         return cmd + argv
 
@@ -173,12 +184,28 @@ class LocalSandbox(Sandbox):
             }
         )
         full_env.update(env or {})
+        started = time.monotonic()
+        uid = self.backend.take_uid()
+        try:
+            return self._run(argv, cwd, full_env, stdin, timeout_s, uid, started)
+        finally:
+            self.backend.give_uid(uid)
+
+    def _run(
+        self,
+        argv: list[str],
+        cwd: str,
+        full_env: dict[str, str],
+        stdin: bytes | None,
+        timeout_s: float,
+        uid: int,
+        started: float,
+    ) -> ExecResult:
         limit = self.backend.limits.output_bytes
         out, err = bytearray(), bytearray()
         flags = {"truncated": False}
-        started = time.monotonic()
         proc = subprocess.Popen(
-            self._argv(argv, cwd, full_env),
+            self._argv(argv, cwd, full_env, uid),
             cwd=str(self._path(cwd)),
             env=full_env,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -245,8 +272,15 @@ class LocalBackend(SandboxBackend):
 
     name = "local"
 
-    def __init__(self, limits: Limits | None = None, *, use_bwrap: bool | None = None) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        *,
+        use_bwrap: bool | None = None,
+        gpus: list[str] | None = None,
+    ) -> None:
         self.limits = limits or Limits()
+        self.gpus = host_gpus() if gpus is None else gpus
         self.bwrap = shutil.which("bwrap") or ""
         wanted = bool(self.bwrap) if use_bwrap is None else use_bwrap
         self.confined = (
@@ -264,6 +298,17 @@ class LocalBackend(SandboxBackend):
         self._sandboxes: set[LocalSandbox] = set()
         self._lock = threading.Lock()
         self._venvs: dict[Path, Path] = {}
+        first = 200_000 + (os.getpid() % 4096) * UID_SLOTS
+        self._uids: queue.Queue[int] = queue.Queue()
+        for uid in range(first, first + UID_SLOTS):
+            self._uids.put(uid)
+
+    def take_uid(self) -> int:
+        """A sandbox uid no other exec of this run is using (waits if all are busy)."""
+        return self._uids.get()
+
+    def give_uid(self, uid: int) -> None:
+        self._uids.put(uid)
 
     def prepare(self, task: Task) -> None:
         if task.env_dir not in self._venvs:

@@ -18,13 +18,14 @@ from rcb_action.scoring._metrics import (
     scaled_pass_at_1,
     unbiased_pass_at_k,
 )
-from rcb_action.scoring._run import TestRun, run_tests, task_files
+from rcb_action.scoring._run import SandboxStartError, TestRun, run_tests, task_files
 
 __all__ = [
     "FAILURE_CLASSES",
     "FailureClass",
     "JunitCase",
     "Outcome",
+    "SandboxStartError",
     "TestRun",
     "bootstrap_ci",
     "classify_exception",

@@ -34,6 +34,15 @@ _THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREAD
 Status = Literal["pass", "fail", "harness_error"]
 
 
+class SandboxStartError(RuntimeError):
+    """The sandbox never started pytest (no start proof): an infrastructure failure."""
+
+
+def started_marker(key: str) -> str:
+    """The line the verdict plugin prints when it loads (see rcb_verdict.py)."""
+    return f"rcb-verdict: started {hmac.new(key.encode(), b'started', hashlib.sha256).hexdigest()[:16]}"
+
+
 @dataclass
 class TestRun:
     """The outcome of one sandboxed pytest run."""
@@ -95,8 +104,9 @@ def run_tests(
         timeout_s: wall-clock limit; the task's ``timeout_s`` by default.
 
     Raises:
+        SandboxStartError: the sandbox never started pytest.
         Exception: whatever the sandbox raises when it cannot run at all; the
-            caller records that as ``harness_error``.
+            caller retries, then records ``harness_error``.
     """
     timeout = float(timeout_s or task.config.timeout_s)
     attempt = f"a-{uuid.uuid4().hex[:12]}"
@@ -136,6 +146,10 @@ def run_tests(
         "junit": junit_text or "",
         "tests_expected": len(expected) if expected is not None else 0,
     }
+    if verdict_text is None and started_marker(key) not in result.stderr:
+        raise SandboxStartError(
+            f"the sandbox did not start pytest (exit {result.returncode}): {result.stderr.strip()[-300:]}"
+        )
     if result.timed_out:
         return _fail("timeout", f"the tests ran past the {timeout:.0f} s limit", **common)
     if result.oom_killed:

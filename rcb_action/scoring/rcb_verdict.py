@@ -138,6 +138,11 @@ def pytest_configure(config) -> None:
     _RECORDER.remember_plugins(config)
 
 
-_RECORDER = _Recorder(
-    sys.stdin.buffer.readline().strip(), os.environ.pop("RCB_VERDICT_PATH", "verdict.json")
+_KEY = sys.stdin.buffer.readline().strip()
+# Proof that the sandbox started pytest: without it a missing verdict is the harness's
+# failure, not the model's. Printed before any model code loads, so it cannot be faked.
+sys.stderr.write(
+    f"rcb-verdict: started {hmac.new(_KEY, b'started', hashlib.sha256).hexdigest()[:16]}\n"
 )
+sys.stderr.flush()
+_RECORDER = _Recorder(_KEY, os.environ.pop("RCB_VERDICT_PATH", "verdict.json"))

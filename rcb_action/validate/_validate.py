@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rcb_action.errors import TaskError
+from rcb_action.errors import RcbError, TaskError
 from rcb_action.runner._expected import expected_ids, selection_key
 from rcb_action.runner._score import score_code
 from rcb_action.sandbox import SandboxBackend
@@ -141,6 +141,12 @@ def check_task(
                     f"{min(SUITE_BUDGET_S, float(task.config.timeout_s)):.0f} s",
                 )
             )
+    except RcbError:
+        raise
+    except Exception as exc:  # infrastructure, not the task's fault: say so, do not crash
+        check.problems.append(
+            Problem(yaml_path, None, f"harness error while checking: {type(exc).__name__}: {exc}")
+        )
     finally:
         backend.release(sandbox)
     return check

@@ -1,0 +1,104 @@
+"""Harness speed, measured side by side in one run (these machines are noisy).
+
+Prints three ratios:
+  1. per-snippet harness overhead: `rcb evaluate --model reference` (local sandbox,
+     bubblewrap when present, one worker) against the same pytest commands run bare
+     on the same snippets (goal: at most 1.3x);
+  2. `--workers 2` against `--workers 1` on the reference run of every task
+     (goal: at most 0.65x on 2 cores);
+  3. a rerun with nothing changed: model calls, test runs and seconds (goal: none, under 5 s).
+
+Usage: python bench/bench_harness.py [--tasks GLOB] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from rcb_action.results import ResultStore
+from rcb_action.runner import EvalConfig, evaluate
+from rcb_action.sandbox import build_venv
+from rcb_action.scoring import task_files
+from rcb_action.tasks import load_tasks, resolve_tasks_dir
+
+
+def bare_pytest(tasks: list, workdir: Path) -> float:
+    """The pytest command the harness runs, without rcb around it, once per snippet."""
+    commands = []
+    for task in tasks:
+        root = workdir / task.id
+        for rel, data in task_files(task).items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        python = build_venv(task.env_dir) / "bin" / "python"
+        for name in task.snippet_names():
+            argv = [
+                str(python),
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *task.tests_for(name),
+            ]
+            commands.append((argv, root))
+    started = time.perf_counter()
+    for argv, root in commands:
+        env = {"PYTHONPATH": f"{root}/src:{root}", "PATH": "/usr/bin:/bin", "OMP_NUM_THREADS": "1"}
+        subprocess.run(argv, cwd=root, env=env, capture_output=True, check=False)
+    return time.perf_counter() - started
+
+
+def harness(pattern: str | None, workers: int, out: Path) -> float:
+    config = EvalConfig(
+        models=["reference"], out=out, tasks=pattern, workers=workers, progress=False
+    )
+    started = time.perf_counter()
+    evaluate(config)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", default=None, help="task id glob (default: all)")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="repeat each measurement and keep the best"
+    )
+    args = parser.parse_args()
+    tasks = [t for t in load_tasks(resolve_tasks_dir(), args.tasks) if t.config.kind == "snippet"]
+    snippets = sum(len(t.snippets) for t in tasks)
+    scratch = Path(tempfile.mkdtemp(prefix="rcb-bench-"))
+    try:
+        harness(args.tasks, 1, scratch / "warm")  # builds venvs, records reference test ids
+        bare = min(bare_pytest(tasks, scratch / f"bare{i}") for i in range(args.rounds))
+        one = min(harness(args.tasks, 1, scratch / f"one{i}") for i in range(args.rounds))
+        two = min(harness(args.tasks, 2, scratch / f"two{i}") for i in range(args.rounds))
+        out = scratch / "one0"
+        before = len(ResultStore(out).records())
+        started = time.perf_counter()
+        evaluate(
+            EvalConfig(models=["reference"], out=out, tasks=args.tasks, workers=1, progress=False)
+        )
+        rerun = time.perf_counter() - started
+        after = len(ResultStore(out).records())
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{len(tasks)} tasks, {snippets} snippets")
+    print(f"bare pytest:              {bare:7.2f} s ({bare / snippets * 1000:.0f} ms a snippet)")
+    print(f"rcb evaluate, 1 worker:   {one:7.2f} s ({one / snippets * 1000:.0f} ms a snippet)")
+    print(f"harness overhead ratio:   {one / bare:7.2f}x  (goal <= 1.30x)")
+    print(f"rcb evaluate, 2 workers:  {two:7.2f} s")
+    print(f"workers 2 / workers 1:    {two / one:7.2f}x  (goal <= 0.65x)")
+    print(
+        f"rerun, nothing changed:   {rerun:7.2f} s, {after - before} new records (goal: 0 records, < 5 s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

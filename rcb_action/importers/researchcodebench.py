@@ -1,0 +1,222 @@
+"""Import a ResearchCodeBench checkout as rcb tasks, so its papers run unchanged under rcb.
+
+ResearchCodeBench's layout: ``pset/papers.yaml`` lists the papers (``id, title,
+arxiv_abs, arxiv_date, arxiv_v1_date, github_url, first_commit_date,
+last_commit_date, venue, annotated_file_paths, context_file_paths``; paths as a
+string or a list), and ``pset/<id>/`` holds a paper's code, its paper as
+``paper2code_paper.tex`` or ``paper2code_paper.md``, and a unittest file
+``paper2code_test.py`` run from that folder (it often imports ``*_ref.py``
+copies of the code, which never reach a prompt: only annotated and context files
+are shown).
+
+Each paper becomes ``OUT/<id>/`` with the paper folder's files at the task root
+(so the tests run from the same folder as before), ``paper.md`` and a
+``task.yaml`` whose snippets are all decided by ``paper2code_test.py``. One
+environment, ``OUT/_envs/<env>/requirements.txt``, serves them all, as the
+one conda environment does in ResearchCodeBench; split it per paper when needed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from rcb_action.errors import RcbError, TaskError
+from rcb_action.tasks import load_task, parse_tags
+
+TEST_FILE = "paper2code_test.py"
+PAPER_FILES = ("paper2code_paper.md", "paper2code_paper.tex")
+DEFAULT_REQUIREMENTS = "numpy==2.2.6\nscipy==1.15.3\ntorch==2.13.0\npytest==8.4.2\n"
+_ARXIV = re.compile(r"(\d{4}\.\d{4,5})")
+
+
+@dataclass
+class Imported:
+    """One paper's outcome: the task folder written, or why it was left out."""
+
+    paper_id: str
+    task_dir: Path | None
+    snippets: int = 0
+    problem: str | None = None
+
+
+def _paths(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ValueError(f"expected a path or a list of paths, got {value!r}")
+
+
+def _date(value: Any) -> dt.date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    text = str(value).strip()
+    for fmt in ("%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%Y-%m"):
+        try:
+            return dt.datetime.strptime(text, fmt).date()
+        except ValueError:
+            continue
+    raise ValueError(f"unreadable date {text!r}")
+
+
+def task_id_for(paper_id: str) -> str:
+    slug = re.sub(r"[^a-z0-9_-]+", "-", paper_id.lower()).strip("-_")
+    return slug or "paper"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _task_yaml(
+    entry: dict[str, Any],
+    task_id: str,
+    env: str,
+    annotated: list[str],
+    context: list[str],
+    names: list[str],
+) -> str:
+    source = f"pset/{entry['id']}"
+    arxiv = _ARXIV.search(str(entry.get("arxiv_abs") or ""))
+    if not arxiv:
+        raise ValueError(f"no arXiv id in arxiv_abs {entry.get('arxiv_abs')!r}")
+    published = _date(entry.get("arxiv_v1_date")) or _date(entry.get("arxiv_date"))
+    if published is None:
+        raise ValueError("no arxiv_v1_date or arxiv_date")
+    lines = [
+        f"# Imported from ResearchCodeBench ({source}) by `rcb import rcb`.",
+        f"id: {task_id}",
+        f"title: {_quote(str(entry.get('title') or task_id))}",
+        f'arxiv: "{arxiv[1]}"',
+        f"published: {published.isoformat()}",
+    ]
+    first_commit = _date(entry.get("first_commit_date"))
+    if first_commit:
+        lines.append(f"code_first_commit: {first_commit.isoformat()}")
+    if entry.get("github_url"):
+        lines.append(f"code_url: {entry['github_url']}")
+    lines += [
+        "domain: ml",
+        "kind: snippet",
+        f"env: {env}",
+        "gpu: none",
+        "timeout_s: 300",
+        f"annotated: [{', '.join(_quote(p) for p in annotated)}]",
+        f"context: [{', '.join(_quote(p) for p in context)}]",
+        "paper: {source: local}",
+        'tests_dir: "."',
+        "snippets:",
+    ]
+    lines += [f"  {_quote(name)}: {{tests: [{_quote(TEST_FILE)}]}}" for name in names]
+    return "\n".join(lines) + "\n"
+
+
+def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str) -> Imported:
+    paper_id = str(entry["id"])
+    folder = pset / paper_id
+    task_id = task_id_for(paper_id)
+    if not folder.is_dir():
+        return Imported(paper_id, None, problem=f"{folder}: paper folder not found")
+    annotated = _paths(entry.get("annotated_file_paths"))
+    context = [p for p in _paths(entry.get("context_file_paths")) if p not in annotated]
+    if not annotated:
+        return Imported(paper_id, None, problem="no annotated_file_paths")
+    for rel in annotated + context:
+        if not (folder / rel).is_file():
+            return Imported(paper_id, None, problem=f"{folder / rel}: listed file not found")
+    if not (folder / TEST_FILE).is_file():
+        return Imported(paper_id, None, problem=f"{folder / TEST_FILE}: test file not found")
+    paper = next((folder / name for name in PAPER_FILES if (folder / name).is_file()), None)
+    if paper is None:
+        return Imported(paper_id, None, problem=f"{folder}: no {' or '.join(PAPER_FILES)}")
+    names: list[str] = []
+    for rel in annotated:
+        names += [
+            s.name
+            for s in parse_tags(
+                str(folder / rel), (folder / rel).read_text(encoding="utf-8")
+            ).snippets
+        ]
+    target = out / task_id
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(
+        folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *PAPER_FILES)
+    )
+    text = paper.read_text(encoding="utf-8")
+    if paper.suffix == ".tex":
+        text = f"<!-- The paper's LaTeX source, as ResearchCodeBench gives it. -->\n\n{text}"
+    (target / "paper.md").write_text(text, encoding="utf-8")
+    (target / "task.yaml").write_text(
+        _task_yaml(entry, task_id, env, annotated, context, names), encoding="utf-8"
+    )
+    return Imported(paper_id, target, snippets=len(names))
+
+
+def import_researchcodebench(
+    checkout: Path, out: Path, *, env: str = "researchcodebench", requirements: Path | None = None
+) -> list[Imported]:
+    """Write one rcb task per ResearchCodeBench paper into ``out``.
+
+    Args:
+        checkout: a ResearchCodeBench checkout (holding ``pset/papers.yaml``).
+        out: the tasks folder to write (created if missing).
+        env: the environment name the tasks use.
+        requirements: the environment's requirements file (default: a CPU
+            scientific Python stack with torch).
+
+    Returns:
+        Per paper, the task folder written or the problem that kept it out.
+
+    Raises:
+        RcbError: the checkout is not in ResearchCodeBench's layout.
+    """
+    pset = Path(checkout) / "pset"
+    index = pset / "papers.yaml"
+    if not index.is_file():
+        raise RcbError(f"{checkout}: not a ResearchCodeBench checkout (no pset/papers.yaml)")
+    try:
+        papers = yaml.safe_load(index.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise RcbError(f"{index}: invalid YAML ({exc})") from None
+    if isinstance(papers, dict):
+        papers = papers.get("papers", list(papers.values()))
+    if not isinstance(papers, list):
+        raise RcbError(f"{index}: expected a list of papers")
+    out.mkdir(parents=True, exist_ok=True)
+    env_dir = out / "_envs" / env
+    env_dir.mkdir(parents=True, exist_ok=True)
+    reqs = requirements.read_text(encoding="utf-8") if requirements else DEFAULT_REQUIREMENTS
+    (env_dir / "requirements.txt").write_text(reqs, encoding="utf-8")
+    results = []
+    for number, entry in enumerate(papers, 1):
+        if not isinstance(entry, dict) or "id" not in entry:
+            results.append(
+                Imported(f"entry {number}", None, problem=f"{index}: entry {number} has no 'id'")
+            )
+            continue
+        try:
+            imported = _import_paper(entry, pset, out, env)
+        except (ValueError, OSError, TaskError) as exc:
+            imported = Imported(str(entry["id"]), None, problem=str(exc))
+        if imported.task_dir is not None:
+            try:
+                load_task(imported.task_dir)
+            except TaskError as exc:
+                shutil.rmtree(imported.task_dir, ignore_errors=True)
+                imported = Imported(imported.paper_id, None, problem=str(exc))
+        results.append(imported)
+    return results

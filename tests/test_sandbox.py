@@ -1,0 +1,197 @@
+"""The local backend's limits and the parts of the Docker backend that need no daemon."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_TASKS
+
+from rcb_action.results import ResultStore
+from rcb_action.sandbox import Limits, get_backend
+from rcb_action.sandbox import _local as local_module
+from rcb_action.sandbox._base import TRUNCATION_MARKER
+from rcb_action.sandbox._images import PipSettings, _context, env_key
+from rcb_action.tasks import load_task
+
+
+@pytest.fixture
+def toy():
+    return load_task(FIXTURE_TASKS / "toy")
+
+
+def test_output_is_capped_with_a_marker(toy):
+    backend = get_backend("local", Limits(output_bytes=1000))
+    sandbox = backend.open(toy)
+    try:
+        result = sandbox.exec([sandbox.python, "-c", "print('x' * 3_000_000)"], timeout_s=30)
+    finally:
+        backend.close()
+    assert result.output_truncated
+    assert result.stdout.startswith("x" * 1000)
+    assert result.stdout.endswith(TRUNCATION_MARKER.format(limit=1000))
+
+
+def test_timeout_kills_the_whole_tree(toy):
+    backend = get_backend("local")
+    sandbox = backend.open(toy)
+    code = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\ntime.sleep(60)"
+    try:
+        result = sandbox.exec([sandbox.python, "-c", code], timeout_s=1)
+    finally:
+        backend.close()
+    assert result.timed_out
+    assert result.duration_s < 30
+
+
+def test_environment_is_cleared_to_an_allow_list(toy, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-never-seen")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    backend = get_backend("local")
+    sandbox = backend.open(toy)
+    try:
+        result = sandbox.exec(
+            [sandbox.python, "-c", "import os; print(sorted(os.environ))"], timeout_s=30
+        )
+    finally:
+        backend.close()
+    names = eval(result.stdout)
+    assert "ANTHROPIC_API_KEY" not in names
+    assert "LANG" in names
+
+
+def test_without_bubblewrap_limits_hold_and_a_warning_is_printed_once(toy, monkeypatch, capsys):
+    monkeypatch.setattr(local_module, "_warned_unconfined", False)
+    first = local_module.LocalBackend(Limits(memory_mb=512), use_bwrap=False)
+    local_module.LocalBackend(use_bwrap=False)
+    err = capsys.readouterr().err
+    assert err.count("rcb WARNING") == 1
+    assert "bubblewrap was turned off" in err
+    sandbox = first.open(toy)
+    try:
+        result = sandbox.exec([sandbox.python, "-c", "bytearray(2 * 10**9)"], timeout_s=30)
+    finally:
+        first.close()
+    assert "MemoryError" in result.stderr
+
+
+def test_gpu_required_without_a_gpu_is_skipped_not_failed(fixture_tasks, cli):
+    yaml_path = fixture_tasks / "toy" / "task.yaml"
+    yaml_path.write_text(
+        yaml_path.read_text().replace("env: numpy\n", "env: numpy\ngpu: required\n")
+    )
+    task = load_task(fixture_tasks / "toy")
+    assert local_module.LocalBackend(gpus=[]).skip_reason(task) is not None
+    assert local_module.LocalBackend(gpus=["/dev/nvidia0"]).skip_reason(task) is None
+    out = fixture_tasks.parent / "out"
+    code, stdout, _ = cli(
+        "evaluate", "--tasks-dir", fixture_tasks, "--tasks", "toy", "--out", out, "--no-progress"
+    )
+    assert code == 0
+    records = ResultStore(out).records()
+    assert records and all(r.status == "skipped" for r in records)
+    assert "requires a GPU" in records[0].message
+    assert "attempt(s) not run: skipped: the task requires a GPU" in stdout
+
+
+def test_gpu_device_requests_with_a_fake_device_list(toy, fixture_tasks):
+    """Not run on a GPU here: the request docker-py would send is checked instead."""
+    from rcb_action.sandbox._docker import gpu_device_requests
+
+    assert gpu_device_requests(toy, ["/dev/nvidia0"]) == []  # gpu: none
+    yaml_path = fixture_tasks / "toy" / "task.yaml"
+    yaml_path.write_text(
+        yaml_path.read_text().replace("env: numpy\n", "env: numpy\ngpu: optional\n")
+    )
+    wants = load_task(fixture_tasks / "toy")
+    assert gpu_device_requests(wants, []) == []
+    (request,) = gpu_device_requests(wants, ["/dev/nvidia0", "/dev/nvidia1"])
+    assert request["Count"] == -1
+    assert request["Capabilities"] == [["gpu"]]
+
+
+def test_build_context_passes_pip_settings(tmp_path):
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "numpy-2.2.6-cp311-none-any.whl").write_bytes(b"numpy wheel")
+    (wheels / "torch-2.13.0+cpu-cp311-none-any.whl").write_bytes(b"torch wheel")
+    cert = tmp_path / "ca.crt"
+    cert.write_text("-----BEGIN CERTIFICATE-----\n")
+    settings = PipSettings(
+        index_url="https://mirror.example/simple",
+        extra_index_urls=["https://extra.example/simple"],
+        cert=cert,
+        find_links=[wheels],
+    )
+    data, _ = _context("numpy==2.2.6\npytest==8.4.2\n", "rcb-base:test", settings)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        names = tar.getnames()
+        dockerfile = tar.extractfile("Dockerfile").read().decode()
+    assert "wheels/numpy-2.2.6-cp311-none-any.whl" in names
+    assert not any("torch" in n for n in names)  # only the wheels the requirements name
+    assert "rcb-ca.crt" in names
+    assert "FROM rcb-base:test" in dockerfile
+    for flag in (
+        "--index-url https://mirror.example/simple",
+        "--extra-index-url https://extra.example/simple",
+        "--cert /tmp/rcb-build/rcb-ca.crt",
+        "--find-links /tmp/rcb-build/wheels",
+    ):
+        assert flag in dockerfile
+
+
+def test_env_key_follows_requirements_and_base(tmp_path):
+    env = tmp_path / "numpy"
+    env.mkdir()
+    (env / "requirements.txt").write_text("numpy==2.2.6\n")
+    key = env_key(env, salt="base-a")
+    assert key.startswith("numpy-")
+    assert env_key(env, salt="base-a") == key
+    assert env_key(env, salt="base-b") != key
+    (env / "requirements.txt").write_text("numpy==2.2.5\n")
+    assert env_key(env, salt="base-a") != key
+
+
+def test_venvs_are_cached(toy):
+    from rcb_action.sandbox import build_venv
+
+    first = build_venv(toy.env_dir)
+    marker = first / ".rcb-complete"
+    stamp = marker.stat().st_mtime_ns
+    assert build_venv(toy.env_dir) == first
+    assert marker.stat().st_mtime_ns == stamp
+    assert Path(first, "bin", "python").exists()
+
+
+def test_a_sandbox_that_never_starts_pytest_is_a_harness_failure(toy):
+    """Without the plugin's start proof, a missing verdict is not blamed on the model."""
+    from rcb_action.sandbox import ExecResult
+    from rcb_action.scoring import SandboxStartError, run_tests
+
+    backend = get_backend("local")
+    sandbox = backend.open(toy)
+
+    def broken_exec(argv, **kwargs):
+        return ExecResult(
+            returncode=1,
+            stdout="",
+            stderr="setpriv: setresuid failed: Resource temporarily unavailable",
+            duration_s=0.01,
+        )
+
+    sandbox.exec = broken_exec
+    try:
+        with pytest.raises(SandboxStartError, match="did not start pytest"):
+            run_tests(sandbox, toy, toy.tests_for("norm"))
+    finally:
+        backend.close()
+
+
+def test_concurrent_execs_get_distinct_uids():
+    backend = local_module.LocalBackend()
+    taken = [backend.take_uid() for _ in range(3)]
+    assert len(set(taken)) == 3 and all(uid >= 200_000 for uid in taken)
+    for uid in taken:
+        backend.give_uid(uid)

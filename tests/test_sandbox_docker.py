@@ -1,0 +1,210 @@
+"""The Docker backend against a real daemon: images, limits, cleanup on every exit path."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import FIXTURE_TASKS, fenced, write_replay
+
+from rcb_action.errors import RcbError
+from rcb_action.sandbox import EnvironmentBuildError, Limits, get_backend
+from rcb_action.sandbox._base import TRUNCATION_MARKER
+from rcb_action.sandbox._docker import LABEL, docker_client
+from rcb_action.sandbox._images import ensure_image
+from rcb_action.tasks import load_task
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def toy(docker_base_image):
+    return load_task(FIXTURE_TASKS / "toy")
+
+
+def _ours(client, pid: int) -> list:
+    return client.containers.list(all=True, filters={"label": [LABEL, f"rcb.pid={pid}"]})
+
+
+def test_second_build_builds_nothing(docker_client, toy):
+    tag = ensure_image(docker_client, toy.env_dir)
+    before = docker_client.images.get(tag).id
+    assert tag.startswith("rcb-env:numpy-")
+    assert ensure_image(docker_client, toy.env_dir) == tag
+    assert docker_client.images.get(tag).id == before
+
+
+def test_failed_build_is_one_line_naming_env_and_log(docker_client, tmp_path, docker_base_image):
+    env = tmp_path / "_envs" / "broken"
+    env.mkdir(parents=True)
+    (env / "requirements.txt").write_text("rcb-no-such-package-for-tests==0.0.1\n")
+    with pytest.raises(EnvironmentBuildError) as info:
+        ensure_image(docker_client, env)
+    message = str(info.value)
+    assert "\n" not in message
+    assert "environment 'broken' failed to build" in message
+    log = message.rsplit("see ", 1)[1]
+    assert os.path.isfile(log)
+    with open(log) as handle:
+        assert "rcb-no-such-package-for-tests" in handle.read()
+
+
+def test_container_limits_and_isolation(docker_client, toy):
+    backend = get_backend("docker", Limits(output_bytes=1000))
+    sandbox = backend.open(toy)
+    try:
+        probe = (
+            "import os, socket\n"
+            "print(os.getuid())\n"
+            "try:\n    open('/usr/evil', 'w')\nexcept OSError as e:\n    print('ro', e.errno)\n"
+            "try:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\nexcept OSError as e:\n    print('net', e.errno)\n"
+        )
+        result = sandbox.exec([sandbox.python, "-c", probe], timeout_s=60)
+        lines = result.stdout.split()
+        assert lines[0] == "65534"  # not root
+        assert "ro" in lines and "net" in lines
+        flood = sandbox.exec([sandbox.python, "-c", "print('y' * 3_000_000)"], timeout_s=60)
+        assert flood.output_truncated
+        assert flood.stdout.endswith(TRUNCATION_MARKER.format(limit=1000))
+        slow = sandbox.exec([sandbox.python, "-c", "import time; time.sleep(60)"], timeout_s=2)
+        assert slow.timed_out
+        container = sandbox.helper
+        container.reload()
+        config = container.attrs["HostConfig"]
+        assert config["NetworkMode"] == "none"
+        assert config["ReadonlyRootfs"] is True
+        assert config["PidsLimit"] == Limits().processes
+        assert config["Memory"] == Limits().memory_mb * 1024 * 1024
+        assert config["CapDrop"] == ["ALL"]
+        assert container.labels[LABEL] == "1"
+    finally:
+        backend.close()
+    assert _ours(docker_client, os.getpid()) == []
+
+
+def test_docker_and_local_give_the_same_verdicts(tmp_path, cli, docker_base_image):
+    replay = write_replay(
+        tmp_path / "mixed.jsonl",
+        [
+            {"task": "toy", "snippet": "scale", "completion": fenced("y = a * x")},
+            {"task": "toy", "snippet": "shift", "completion": fenced("y = y - b")},
+            {"task": "toy", "snippet": "norm", "completion": fenced("return float(len(x))")},
+            {"task": "guard", "snippet": "setup", "completion": fenced("SCALE = 3")},
+        ],
+    )
+    verdicts = {}
+    for sandbox in ("local", "docker"):
+        out = tmp_path / sandbox
+        code, _, _ = cli(
+            "evaluate", "--model", "reference", "--model", "null", "--model", f"replay:{replay}",
+            "--tasks-dir", FIXTURE_TASKS, "--sandbox", sandbox, "--out", out, "--no-progress",
+        )  # fmt: skip
+        assert code == 0
+        from rcb_action.results import ResultStore
+
+        verdicts[sandbox] = sorted(
+            (r.key, r.status, r.failure_class) for r in ResultStore(out).records()
+        )
+    assert verdicts["local"] == verdicts["docker"]
+
+
+def _run_and_signal(tmp_path, sig: int) -> tuple[int, int]:
+    slow = "import time\ntime.sleep(1)\n"
+    rows = [
+        {
+            "task": "toy",
+            "snippet": "slow sum",
+            "sample": s,
+            "completion": fenced(slow + "total = sum(values)"),
+        }
+        for s in range(20)
+    ]
+    replay = write_replay(tmp_path / "slow.jsonl", rows)
+    out = tmp_path / f"out-{sig}"
+    command = [
+        sys.executable, "-m", "rcb_action", "evaluate", "--model", f"replay:{replay}", "--tasks-dir",
+        str(FIXTURE_TASKS), "--tasks", "toy", "--samples", "20", "--sandbox", "docker", "--workers", "2",
+        "--out", str(out), "--no-progress",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+    )
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (
+        results.is_file() and results.read_bytes().count(b"\n") >= 2
+    ):
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    return proc.wait(timeout=120), proc.pid
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signals_leave_no_containers_and_a_run_that_resumes(
+    docker_client, tmp_path, sig, docker_base_image
+):
+    code, pid = _run_and_signal(tmp_path, sig)
+    assert code == 130
+    assert _ours(docker_client, pid) == []
+
+
+def test_exception_leaves_no_containers(docker_client, toy, tmp_path):
+    from rcb_action.models import Completion, Model
+    from rcb_action.runner import EvalConfig, evaluate
+
+    class Exploding(Model):
+        name = "exploding"
+        calls = 0
+
+        def complete(self, request):
+            Exploding.calls += 1
+            if Exploding.calls == 3:
+                raise RuntimeError("a bug in a model adapter")
+            return Completion(text=fenced("y = a * x"))
+
+    config = EvalConfig(
+        models=["exploding"], out=tmp_path / "out", tasks_dir=FIXTURE_TASKS, tasks="toy",
+        sandbox="docker", workers=1, progress=False,
+    )  # fmt: skip
+    with pytest.raises(RuntimeError, match="a bug in a model adapter"):
+        evaluate(config, model_objects=[Exploding()])
+    assert _ours(docker_client, os.getpid()) == []
+
+
+def test_gc_removes_containers_whose_run_is_gone(docker_client, docker_base_image, cli):
+    host = socket.gethostname()
+    dead = docker_client.containers.create(
+        docker_base_image,
+        ["sleep", "1"],
+        labels={LABEL: "1", "rcb.pid": "999999999", "rcb.host": host},
+    )
+    alive = docker_client.containers.create(
+        docker_base_image,
+        ["sleep", "1"],
+        labels={LABEL: "1", "rcb.pid": str(os.getpid()), "rcb.host": host},
+    )
+    try:
+        code, _, err = cli("sandbox", "gc")
+        assert code == 0
+        remaining = {
+            c.id for c in docker_client.containers.list(all=True, filters={"label": LABEL})
+        }
+        assert dead.id not in remaining
+        assert alive.id in remaining
+        assert "removed" in err
+    finally:
+        for container in (dead, alive):
+            with contextlib.suppress(Exception):
+                container.remove(force=True)
+
+
+def test_missing_daemon_is_one_line(monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(RcbError, match="no Docker daemon answers"):
+        docker_client()
