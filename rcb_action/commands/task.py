@@ -49,6 +49,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_tasks_dir(new)
     new.set_defaults(handler=run_new)
+    index = actions.add_parser(
+        "index",
+        help="write tasks/README.md, the benchmark's index (or --check it is current)",
+        description="Generate tasks/README.md from the task folders: every task with its paper, "
+        "date, domain, snippets, weighted lines and mutant kill rate, and the totals.",
+    )
+    index.add_argument(
+        "--check", action="store_true", help="exit 1 if tasks/README.md is not current"
+    )
+    add_tasks_dir(index)
+    index.set_defaults(handler=run_index)
     parser.set_defaults(handler=lambda args: _usage(parser))
 
 
@@ -91,4 +102,26 @@ def run_new(args: argparse.Namespace) -> int:
         f'  6. rcb prompt {where.name} "<snippet>"   (read what the model will see)\n'
         f"  7. Open a pull request with {where}/; the next crawl marks the queue entry status: task."
     )
+    return 0
+
+
+def run_index(args: argparse.Namespace) -> int:
+    import sys
+
+    from rcb_action.tasks import resolve_tasks_dir
+    from rcb_action.validate._index import INDEX_FILE, render_index
+
+    tasks_dir = resolve_tasks_dir(args.tasks_dir)
+    path = tasks_dir / INDEX_FILE
+    text = render_index(tasks_dir)
+    if args.check:
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            print(
+                f"rcb: {path} is out of date; run `rcb task index` and commit it", file=sys.stderr
+            )
+            return 1
+        print(f"rcb: {path} is current", file=sys.stderr)
+        return 0
+    path.write_text(text, encoding="utf-8")
+    print(f"rcb: wrote {path}", file=sys.stderr)
     return 0

@@ -227,7 +227,7 @@ def write_mutants_file(task: Task, results: dict[str, SnippetMutants]) -> Path:
     return path
 
 
-def read_mutants_file(task: Task) -> dict[str, object] | None:
+def read_mutants_file(task: Task) -> dict[str, Any] | None:
     """The stored mutant results, or None when absent or measured on another version of the task."""
     path = task.root / MUTANTS_FILE
     if not path.is_file():

@@ -1,0 +1,53 @@
+"""What the benchmark promises, checked on the task folders themselves (no sandbox runs).
+
+The sandboxed checks (reference passes, null fails) are tests/test_evaluate.py's
+slow test; mutant kills come from the mutants.json files `rcb validate --mutants` writes.
+"""
+
+import datetime as dt
+
+import pytest
+from conftest import TASKS
+
+from rcb_action.tasks import load_tasks
+from rcb_action.validate import read_mutants_file
+from rcb_action.validate._index import render_index
+
+SNIPPET_TASKS = [t for t in load_tasks(TASKS) if t.config.kind == "snippet"]
+
+
+def test_size_breadth_and_balance():
+    assert len(SNIPPET_TASKS) >= 12
+    assert sum(len(t.snippets) for t in SNIPPET_TASKS) >= 150
+    assert sum(1 for t in SNIPPET_TASKS if t.config.domain != "ml") >= 3
+    weights = {t.id: sum(t.weight(n) for n in t.snippet_names()) for t in SNIPPET_TASKS}
+    total = sum(weights.values())
+    heaviest = max(weights, key=weights.get)
+    assert weights[heaviest] / total <= 0.15, (
+        f"{heaviest} holds {weights[heaviest] / total:.1%} of the weight"
+    )
+
+
+@pytest.mark.parametrize("task", SNIPPET_TASKS, ids=lambda t: t.id)
+def test_task_is_complete(task):
+    assert task.config.published >= dt.date(2024, 1, 1)
+    assert (task.root / "paper.md").read_text().strip()
+    for name in task.snippet_names():
+        assert name in task.config.snippets, f"snippet '{name}' names no tests"
+
+
+@pytest.mark.parametrize("task", SNIPPET_TASKS, ids=lambda t: t.id)
+def test_every_snippet_kills_a_mutant(task):
+    stored = read_mutants_file(task)
+    assert stored is not None, (
+        f"{task.id}: mutants.json is missing or stale: run rcb validate --mutants {task.root}"
+    )
+    for name in task.snippet_names():
+        entry = stored["snippets"][name]
+        assert entry["killed"] >= 1, f"{task.id} / {name}: no mutant killed"
+
+
+def test_tasks_readme_is_current():
+    assert (TASKS / "README.md").read_text() == render_index(TASKS), (
+        "run `rcb task index` and commit tasks/README.md"
+    )
