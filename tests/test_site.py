@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_TASKS
 
+from rcb_action.errors import RcbError
 from rcb_action.models import load_registry
 from rcb_action.report import build_report
 from rcb_action.results import Record, ResultStore
@@ -369,7 +370,7 @@ def test_source_date_epoch_sets_the_build_time(tmp_path, registry_file, monkeypa
     assert "2023-11-14 22:13 UTC" in (out / "index.html").read_text()
     assert build_time([], environ={}) is None
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
-    with pytest.raises(Exception, match="SOURCE_DATE_EPOCH"):
+    with pytest.raises(RcbError, match="SOURCE_DATE_EPOCH"):
         build_time([])
 
 
@@ -452,7 +453,7 @@ def test_reproduction_results_are_read_when_present(tmp_path, results, registry_
     assert "skipping a malformed reproduction run" in capsys.readouterr().err
     page = (out / "reproduction.html").read_text()
     assert "No reproduction results yet" not in page
-    assert "2 runs · 1 models · 2 papers" in page
+    assert "2 runs · 1 model · 2 papers" in page
     assert ">50.0<" in page  # env_setup passed in 1 of 2 runs; runnability 0.5 in one
     inputs = load_results([results])
     assert len(inputs.reproduction) == 2
@@ -460,10 +461,8 @@ def test_reproduction_results_are_read_when_present(tmp_path, results, registry_
     only = tmp_path / "repro-only"
     only.mkdir()
     (only / "reproduction.jsonl").write_text(lines[0] + "\n")
-    assert (
-        "1 runs"
-        in (build([only], tmp_path / "s2", registry_file) / "reproduction.html").read_text()
-    )
+    page = (build([only], tmp_path / "s2", registry_file) / "reproduction.html").read_text()
+    assert "1 run · 1 model · 1 paper" in page
 
 
 def test_an_empty_results_file_builds_empty_states(tmp_path, registry_file):

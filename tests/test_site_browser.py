@@ -158,7 +158,8 @@ def _assert_same(page: Any, expected: Any) -> None:
             assert score == pytest.approx(row.scaled_pass_at_1, abs=1e-9), model
     status = page.locator("#window-status").inner_text()
     if expected.start <= expected.end:
-        assert status.startswith(f"{expected.snippets} snippets from {expected.papers} papers")
+        papers = f"{expected.papers} paper{'s' if expected.papers != 1 else ''}"
+        assert status.startswith(f"{expected.snippets} snippets from {papers} published")
     assert page.locator("#window-warning").is_visible() == expected.too_few
     assert expected.too_few == (expected.snippets < MIN_WINDOW_SNIPPETS)
 

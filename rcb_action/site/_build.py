@@ -61,6 +61,11 @@ def fmt_count(value: int) -> str:
     return f"{value:,}"
 
 
+def plural(count: int, word: str) -> str:
+    """``1 snippet``, ``2 snippets`` (the same rule as ``site.js``)."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def web_url(url: str | None) -> str | None:
     """``url`` when it is an http(s) address, else None (never a ``javascript:`` link)."""
     return url if url and url.startswith(("https://", "http://")) else None
@@ -83,7 +88,12 @@ def _environment(templates: Path) -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(
-        num=fmt_number, money=fmt_money, count=fmt_count, json_script=json_script, web_url=web_url
+        num=fmt_number,
+        money=fmt_money,
+        count=fmt_count,
+        json_script=json_script,
+        web_url=web_url,
+        plural=plural,
     )
     return env
 

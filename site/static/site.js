@@ -140,6 +140,10 @@
     return value === null ? "—" : value.toFixed(1);
   }
 
+  function plural(count, word) {
+    return count.toLocaleString("en-US") + " " + word + (count === 1 ? "" : "s");
+  }
+
   function cell(tag, text, cls) {
     var el = document.createElement(tag);
     if (text !== undefined && text !== null) el.textContent = text;
@@ -181,12 +185,12 @@
     ui.table.replaceChild(fresh, body);
     var ranked = result.rows.filter(function (r) { return r.rank !== null; }).length;
     var marked = result.rows.filter(function (r) { return r.contaminated; }).length;
-    var text = result.snippets + " snippets from " + result.papers + " papers published " +
-      start + " to " + end + "; " + ranked + " models ranked, " + marked +
+    var text = plural(result.snippets, "snippet") + " from " + plural(result.papers, "paper") +
+      " published " + start + " to " + end + "; " + plural(ranked, "model") + " ranked, " + marked +
       " marked as possibly contaminated.";
     if (start > end) text = "The window is empty: its start is after its end.";
     ui.status.textContent = text;
-    ui.count.textContent = String(result.snippets);
+    ui.count.textContent = plural(result.snippets, "snippet");
     ui.warning.hidden = result.snippets >= data.min_snippets;
   }
 
