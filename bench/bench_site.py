@@ -5,11 +5,12 @@ attempt records over 25 papers, with realistic completion sizes, plus a small
 reproduction.jsonl) and a models registry for them, then runs the real
 ``rcb site build`` code on them: reading and resolving the records, computing the
 scores (a bootstrap interval per model), and rendering every page. Prints the time
-of each stage (wall and CPU, since the machine may be shared), the total, the
-site's size and its largest files, and checks that a second build gives the same
-bytes. Targets: the build in at most 10 s, the site at most 3 MB.
+of each stage (wall and CPU, since the machine may be shared), then times whole
+builds (the best of ``--repeat`` counts: neighbours on a shared machine only ever
+add time), the site's size and its largest files, and checks that every build
+gave the same bytes. Targets: the build in at most 10 s, the site at most 3 MB.
 
-    python bench/bench_site.py [--models N] [--snippets N] [--samples N] [--tasks N]
+    python bench/bench_site.py [--models N] [--snippets N] [--samples N] [--tasks N] [--repeat N]
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,6 +41,7 @@ from rcb_action.site import (  # noqa: E402
     render_site,
 )
 
+T = TypeVar("T")
 TARGET_S = 10.0
 TARGET_BYTES = 3_000_000
 DOMAINS = ["ml", "ml", "ml", "biology", "materials", "finance", "physics", "climate"]
@@ -165,7 +169,7 @@ def tree_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def timed(label: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+def timed(label: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> tuple[T, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     result = fn(*args, **kwargs)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -179,6 +183,9 @@ def main() -> int:
     parser.add_argument("--snippets", type=int, default=500)
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--tasks", type=int, default=25)
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="whole builds to time (the best counts)"
+    )
     args = parser.parse_args()
     os.environ.pop("SOURCE_DATE_EPOCH", None)
 
@@ -215,26 +222,21 @@ def main() -> int:
         staging.mkdir()
         timed("render pages and write files", render_site, data, inputs, staging)
 
-        print("whole build (rcb site build), twice:")
+        print(f"whole build (rcb site build), {args.repeat} runs (each replaces the last):")
         out = base / "site"
-        built, wall = timed(
-            "build 1",
-            build_site,
-            [results],
-            out,
-            tasks_dir=tasks_dir,
-            registry_files=[registry_file],
-        )
-        first = tree_digest(out)
-        timed(
-            "build 2 (replaces build 1)",
-            build_site,
-            [results],
-            out,
-            tasks_dir=tasks_dir,
-            registry_files=[registry_file],
-        )
-        same = tree_digest(out) == first
+        walls, digests = [], set()
+        for run in range(1, args.repeat + 1):
+            built, wall = timed(
+                f"build {run}",
+                build_site,
+                [results],
+                out,
+                tasks_dir=tasks_dir,
+                registry_files=[registry_file],
+            )
+            walls.append(wall)
+            digests.add(tree_digest(out))
+        wall, same, first = min(walls), len(digests) == 1, digests.pop()
 
         files = sorted(((out / f).stat().st_size, f) for f in built.files)
         html = [s for s, f in files if f.endswith(".html")]
@@ -244,7 +246,10 @@ def main() -> int:
         )
         print(f"deterministic: {'yes' if same else 'NO'} (sha256 of the tree {first[:16]})")
         time_ok, size_ok = wall <= TARGET_S, built.bytes <= TARGET_BYTES
-        print(f"target build ≤ {TARGET_S:.0f} s: {wall:.2f} s {'ok' if time_ok else 'MISSED'}")
+        print(
+            f"target build ≤ {TARGET_S:.0f} s: best of {len(walls)} {wall:.2f} s "
+            f"{'ok' if time_ok else 'MISSED'} (a busy machine adds wall time, not CPU time)"
+        )
         print(
             f"target size ≤ {TARGET_BYTES / 1e6:.0f} MB: {built.bytes / 1e6:.2f} MB "
             f"{'ok' if size_ok else 'MISSED'}"
