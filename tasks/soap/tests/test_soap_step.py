@@ -97,9 +97,10 @@ def test_diagonalisable_gradients_give_adam_on_singular_values(frequency):
         opt.step([U @ np.diag(d) @ V.T])
     expected = W0 - U @ np.diag(adam_displacement(ds, 0.1, 0.9, 0.95, 1e-4)) @ V.T
     np.testing.assert_allclose(W, expected, atol=1e-7)
-    # the left basis was re-sorted: the dominant direction U[:, 2] now comes first
+    # both bases were re-sorted: the dominant directions U[:, 2] and V[:, 2] now come first
     if frequency == 1:
         assert abs(U[:, 2] @ opt.QL[0][:, 0]) == pytest.approx(1.0)
+        assert abs(V[:, 2] @ opt.QR[0][:, 0]) == pytest.approx(1.0)
 
 
 def test_preconditioner_factors_use_shampoo_beta():
@@ -126,21 +127,21 @@ def test_refresh_every_f_updates_by_power_iteration():
     rng = np.random.default_rng(8)
     opt = SOAP([np.zeros((3, 2))], precondition_frequency=3, shampoo_beta=0.5)
     opt.step([rng.normal(size=(3, 2))])
-    history = [opt.QL[0].copy()]
     for _ in range(6):
-        previous = opt.QL[0].copy()
+        previous = {"L": opt.QL[0].copy(), "R": opt.QR[0].copy()}
         opt.step([rng.normal(size=(3, 2))])
-        history.append(opt.QL[0].copy())
-        if opt.t % 3:
-            np.testing.assert_array_equal(opt.QL[0], previous)
-        else:
-            assert not np.allclose(opt.QL[0], previous)
-            L = opt.L[0]
-            top = previous[:, np.argmax(np.diag(previous.T @ L @ previous))]
-            first = L @ top / np.linalg.norm(L @ top)
-            assert abs(first @ opt.QL[0][:, 0]) == pytest.approx(1.0)
-            np.testing.assert_allclose(opt.QL[0].T @ opt.QL[0], np.eye(3), atol=1e-10)
-    assert len(history) == 7
+        for side, Q, P in (("L", opt.QL[0], opt.L[0]), ("R", opt.QR[0], opt.R[0])):
+            old = previous[side]
+            if opt.t % 3:
+                np.testing.assert_array_equal(Q, old)
+                continue
+            assert not np.allclose(Q, old)
+            # one power step from the old basis: the first new column is P q / |P q| for
+            # the old column q with the largest estimate q^T P q
+            top = old[:, np.argmax(np.diag(old.T @ P @ old))]
+            first = P @ top / np.linalg.norm(P @ top)
+            assert abs(first @ Q[:, 0]) == pytest.approx(1.0)
+            np.testing.assert_allclose(Q.T @ Q, np.eye(len(Q)), atol=1e-10)
 
 
 def test_one_sided_when_a_side_is_too_large():
