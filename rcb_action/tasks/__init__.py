@@ -1,12 +1,32 @@
 """Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
 
 from rcb_action.tasks._loader import Task, find_tasks, load_task, load_tasks, resolve_tasks_dir
-from rcb_action.tasks._schema import PaperSource, SnippetConfig, TaskConfig
+from rcb_action.tasks._schema import (
+    CurveFact,
+    ExpectedResults,
+    MetricExpectation,
+    ModuleCheck,
+    PaperSource,
+    ReproductionBudget,
+    ReproductionConfig,
+    Rubric,
+    RubricItem,
+    SnippetConfig,
+    TaskConfig,
+)
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
     "AnnotatedFile",
+    "CurveFact",
+    "ExpectedResults",
+    "MetricExpectation",
+    "ModuleCheck",
     "PaperSource",
+    "ReproductionBudget",
+    "ReproductionConfig",
+    "Rubric",
+    "RubricItem",
     "Snippet",
     "SnippetConfig",
     "TagError",

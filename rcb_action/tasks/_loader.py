@@ -7,12 +7,18 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from rcb_action.errors import TaskError
-from rcb_action.tasks._schema import TaskConfig, format_validation_error
+from rcb_action.tasks._schema import (
+    ExpectedResults,
+    Rubric,
+    TaskConfig,
+    format_validation_error,
+)
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
 
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
@@ -20,6 +26,7 @@ _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 _META_FILES = {"task.yaml", "paper.md", "expected.yaml", "rubric.yaml", "mutants.json"}
 # Derived files that do not change what is scored, so they leave the task hash alone.
 _UNHASHED = {"mutants.json"}
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 @dataclass
@@ -33,6 +40,9 @@ class Task:
     sha: str
     env_dir: Path
     sandbox_files: list[str] = field(default_factory=list)
+    # Reproduction tasks only: expected.yaml and rubric.yaml.
+    expected: ExpectedResults | None = None
+    rubric: Rubric | None = None
 
     @property
     def id(self) -> str:
@@ -112,8 +122,7 @@ def _task_files(root: Path) -> list[str]:
     return sorted(out)
 
 
-def _read_config(root: Path) -> TaskConfig:
-    path = root / "task.yaml"
+def _read_yaml(path: Path) -> dict[str, object]:
     label = str(path)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -125,6 +134,13 @@ def _read_config(root: Path) -> TaskConfig:
         raise TaskError(f"{label}{where}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(raw, dict):
         raise TaskError(f"{label}: expected a mapping of keys, got {type(raw).__name__}")
+    return raw
+
+
+def _read_config(root: Path) -> TaskConfig:
+    path = root / "task.yaml"
+    label = str(path)
+    raw = _read_yaml(path)
     try:
         config = TaskConfig.model_validate(raw)
     except ValidationError as exc:
@@ -166,6 +182,13 @@ def load_task(root: Path) -> Task:
                 f"{root / 'paper.md'}: file not found (paper: {{source: local}} needs it)"
             )
 
+    expected: ExpectedResults | None = None
+    rubric: Rubric | None = None
+    if config.kind == "reproduction":
+        expected, rubric = _reproduction_files(root, config)
+    elif config.reproduction is not None:
+        raise TaskError(f"{label}: key 'reproduction': only a reproduction task takes this block")
+
     files: dict[str, AnnotatedFile] = {}
     snippets: dict[str, Snippet] = {}
     for rel in config.annotated:
@@ -202,7 +225,11 @@ def load_task(root: Path) -> Task:
             continue
         digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
     digest.update(b"env\0" + (env_dir / "requirements.txt").read_bytes())
-    sandbox_files = [rel for rel in all_files if rel not in _META_FILES]
+    # A reproduction task's folder never enters a sandbox: the agent gets the paper
+    # only, and the reference reproduction is the harness's.
+    sandbox_files = (
+        [rel for rel in all_files if rel not in _META_FILES] if config.kind == "snippet" else []
+    )
     return Task(
         config=config,
         root=root,
@@ -211,4 +238,61 @@ def load_task(root: Path) -> Task:
         sha=digest.hexdigest()[:16],
         env_dir=env_dir,
         sandbox_files=sandbox_files,
+        expected=expected,
+        rubric=rubric,
     )
+
+
+def _read_model(path: Path, schema: type[_Model]) -> _Model:
+    try:
+        return schema.model_validate(_read_yaml(path))
+    except ValidationError as exc:
+        raise TaskError(format_validation_error(str(path), exc)) from None
+
+
+def _reproduction_files(root: Path, config: TaskConfig) -> tuple[ExpectedResults, Rubric]:
+    """Check a reproduction task's own files: paper, expectations, rubric, reference.
+
+    Raises:
+        TaskError: one line naming the file and key to fix.
+    """
+    label = str(root / "task.yaml")
+    settings = config.reproduction
+    if settings is None:
+        raise TaskError(f"{label}: missing required key 'reproduction'")
+    if not (root / "paper.md").is_file():
+        raise TaskError(f"{root / 'paper.md'}: file not found (a reproduction task needs it)")
+    expected = _read_model(root / "expected.yaml", ExpectedResults)
+    rubric = _read_model(root / "rubric.yaml", Rubric)
+    where = root / "expected.yaml"
+    for metric in settings.metrics:
+        if metric not in expected.metrics:
+            raise TaskError(
+                f"{where}: key 'metrics': no expectation for '{metric}' (task.yaml asks for it)"
+            )
+    for metric in expected.metrics:
+        if metric not in settings.metrics:
+            raise TaskError(
+                f"{where}: key 'metrics.{metric}': task.yaml's reproduction.metrics does not ask for it"
+            )
+    for number, fact in enumerate(expected.curves):
+        if fact.curve not in settings.curves:
+            raise TaskError(
+                f"{where}: key 'curves.{number}.curve': '{fact.curve}' is not in task.yaml's "
+                "reproduction.curves"
+            )
+    for number, pair in enumerate(expected.disjoint_splits):
+        for split in pair:
+            if split not in settings.splits:
+                raise TaskError(
+                    f"{where}: key 'disjoint_splits.{number}': '{split}' is not in task.yaml's "
+                    "reproduction.splits"
+                )
+    reference = root / settings.reference
+    for name in ("plan.md", "requirements.txt", "reproduce.sh"):
+        if not (reference / name).is_file():
+            raise TaskError(
+                f"{label}: key 'reproduction.reference': {reference / name} not found "
+                "(the gold reproduction must pass before the task counts)"
+            )
+    return expected, rubric

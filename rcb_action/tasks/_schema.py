@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 _ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 
@@ -31,6 +31,138 @@ class SnippetConfig(_Strict):
     tests: list[str] = Field(min_length=1)
 
 
+class ReproductionBudget(_Strict):
+    """What one agent attempt may spend; the loop stops when any of these runs out."""
+
+    turns: int = Field(default=80, gt=0, le=5000)
+    tokens: int = Field(default=2_000_000, gt=0)
+    wall_time_s: int = Field(default=3600, gt=0, le=86400)
+    cost_usd: float = Field(default=5.0, gt=0)
+
+
+class ReproductionConfig(_Strict):
+    """The ``reproduction:`` block of a reproduction task: what the agent must report,
+    the packages its sandbox may install, and its budget.
+
+    ``metrics`` and ``curves`` map each name the agent's ``results.json`` must hold
+    to the description the agent is given; the numbers it is graded against live in
+    ``expected.yaml``, which the agent never sees.
+    """
+
+    runs: int = Field(default=5, ge=1, le=1000)
+    run_timeout_s: int = Field(default=600, gt=0, le=86400)
+    packages: list[str] = Field(default_factory=list)
+    metrics: dict[str, str] = Field(min_length=1)
+    curves: dict[str, str] = Field(default_factory=dict)
+    splits: list[str] = Field(default_factory=list)
+    reference: str = "reference"
+    budget: ReproductionBudget = ReproductionBudget()
+
+
+class MetricExpectation(_Strict):
+    """A published metric: mean and standard deviation over runs."""
+
+    mean: float
+    std: float = Field(ge=0)
+    higher_is_better: bool
+
+
+class CurveFact(_Strict):
+    """A fact about a reported curve (points ``x``, ``y``).
+
+    ``settles_by``: from some x <= ``by`` on, every point lies within ``target`` +- ``tol``.
+    ``value_at``: the point at x = ``at`` equals ``target`` within ``tol``.
+    ``monotone``: y (or |y| with ``absolute``) moves in ``direction``, allowing
+    steps back of at most ``tol``.
+    """
+
+    curve: str
+    kind: Literal["settles_by", "value_at", "monotone"]
+    description: str = ""
+    target: float | None = None
+    tol: float = Field(default=0.0, ge=0)
+    by: float | None = None
+    at: float | None = None
+    direction: Literal["increasing", "decreasing"] | None = None
+    absolute: bool = False
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> CurveFact:
+        needed = {
+            "settles_by": ("target", "by"),
+            "value_at": ("target", "at"),
+            "monotone": ("direction",),
+        }[self.kind]
+        for name in needed:
+            if getattr(self, name) is None:
+                raise ValueError(f"a {self.kind} fact needs '{name}'")
+        return self
+
+
+class ModuleCheck(_Strict):
+    """A part of the method whose code must show up in an attempt: any of ``patterns``
+    (regular expressions) matching the attempt's code counts as present."""
+
+    name: str = Field(min_length=1)
+    patterns: list[str] = Field(min_length=1)
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"'{pattern}' is not a regular expression ({exc})") from None
+        return value
+
+
+class ExpectedResults(_Strict):
+    """``expected.yaml``: the numbers a reproduction is checked against.
+
+    ``source`` says where they come from: the paper's own tables (``paper``) or
+    rcb's gold reproduction of the paper's setup (``gold``), said plainly when the
+    paper's numbers cannot be checked.
+    """
+
+    source: Literal["paper", "gold"]
+    note: str = ""
+    metrics: dict[str, MetricExpectation] = Field(min_length=1)
+    curves: list[CurveFact] = Field(default_factory=list)
+    disjoint_splits: list[tuple[str, str]] = Field(default_factory=list)
+    modules: list[ModuleCheck] = Field(default_factory=list)
+
+
+class RubricItem(_Strict):
+    """One weighted criterion the judge grades."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    dimension: Literal["method_accuracy", "experiment_design"]
+    weight: float = Field(gt=0)
+    criterion: str = Field(min_length=1)
+
+
+class Rubric(_Strict):
+    """``rubric.yaml``: weighted items for method understanding and experiment design.
+
+    A judged dimension passes when its weighted score reaches ``pass_threshold``.
+    """
+
+    pass_threshold: float = Field(default=0.6, gt=0, le=1)
+    items: list[RubricItem] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _ids_and_dimensions(self) -> Rubric:
+        ids = [item.id for item in self.items]
+        duplicate = next((i for i in ids if ids.count(i) > 1), None)
+        if duplicate:
+            raise ValueError(f"item id '{duplicate}' is used twice")
+        for dimension in ("method_accuracy", "experiment_design"):
+            if not any(item.dimension == dimension for item in self.items):
+                raise ValueError(f"no item grades {dimension}")
+        return self
+
+
 class TaskConfig(_Strict):
     """One task's ``task.yaml``."""
 
@@ -50,6 +182,7 @@ class TaskConfig(_Strict):
     paper: PaperSource = PaperSource()
     snippets: dict[str, SnippetConfig] = Field(default_factory=dict)
     tests_dir: str = "tests"
+    reproduction: ReproductionConfig | None = None
 
     @field_validator("arxiv")
     @classmethod
