@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
+from rcb_action.errors import RcbError
 from rcb_action.tasks import Task
 
 TRUNCATION_MARKER = "\n[rcb: output cut here: more than {limit} bytes]\n"
@@ -110,6 +111,29 @@ class SandboxBackend(ABC):
     @abstractmethod
     def open(self, task: Task) -> Sandbox:
         """A fresh (or warm) sandbox for ``task``; the caller gives it back with ``release``."""
+
+    def open_clean(
+        self,
+        task: Task,
+        *,
+        mounts: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Sandbox:
+        """A sandbox on the bare base system, with no task environment installed: the
+        reproduction track's agent starts here and installs what it needs.
+
+        Its ``python`` is the system's ``python3``. Every exec runs as one and the same
+        unprivileged user, so what one command creates the next may change.
+
+        Args:
+            task: the task (for labels and GPU requests).
+            mounts: host folders mounted read-only, host path -> absolute path inside.
+            env: variables added to every exec (an exec's own ``env`` wins).
+
+        Raises:
+            RcbError: this backend cannot isolate arbitrary commands here.
+        """
+        raise RcbError(f"--sandbox {self.name}: no clean sandbox for agents on this backend")
 
     def release(self, sandbox: Sandbox) -> None:
         sandbox.cleanup()

@@ -40,7 +40,7 @@ from rcb_action.sandbox._base import (
     host_gpus,
 )
 from rcb_action.sandbox._files import HostFiles
-from rcb_action.sandbox._images import VENV, ensure_image
+from rcb_action.sandbox._images import VENV, base_image_id, ensure_image
 from rcb_action.tasks import Task
 
 LABEL = "rcb.sandbox"
@@ -152,12 +152,22 @@ class DockerSandbox(Sandbox):
     through the archive API.
     """
 
-    def __init__(self, backend: DockerBackend, task: Task, image: str) -> None:
+    def __init__(
+        self,
+        backend: DockerBackend,
+        task: Task,
+        image: str,
+        *,
+        python: str | None = None,
+        mounts: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.backend = backend
         self.task = task
         self.image = image
-        self.python = f"{VENV}/bin/python"
+        self.python = python or f"{VENV}/bin/python"
         self.workspace = WORKSPACE
+        self.env = dict(env or {})
         self._idle: list[Any] = []
         self._cleaning = 0
         self._containers: list[Any] = []
@@ -174,6 +184,8 @@ class DockerSandbox(Sandbox):
             self.volume = backend.client.volumes.create(labels=backend.labels())
             self.files = _ArchiveFiles(self)
             self._mount = {self.volume.name: {"bind": WORKSPACE, "mode": "rw"}}
+        for source, target in (mounts or {}).items():
+            self._mount[source] = {"bind": target, "mode": "ro"}
         self.helper = self._start()
         self._idle.append(self.helper)
 
@@ -267,7 +279,12 @@ class DockerSandbox(Sandbox):
         stdin: bytes | None,
     ) -> ExecResult:
         api = self.backend.client.api
-        environment = {"HOME": "/tmp", "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin", **env}
+        environment = {
+            "HOME": "/tmp",
+            "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin",
+            **self.env,
+            **env,
+        }
         exec_id = api.exec_create(
             container.id,
             argv,
@@ -418,6 +435,25 @@ class DockerBackend(SandboxBackend):
     def open(self, task: Task) -> DockerSandbox:
         self.prepare(task)
         sandbox = DockerSandbox(self, task, self._images[task.env_dir])
+        with self._lock:
+            self._sandboxes.add(sandbox)
+        return sandbox
+
+    def open_clean(
+        self,
+        task: Task,
+        *,
+        mounts: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> DockerSandbox:
+        if mounts and not self.local_daemon:
+            raise RcbError(
+                "--sandbox docker: mounting a host folder needs a Docker daemon on this host "
+                "(DOCKER_HOST points elsewhere)"
+            )
+        with self._image_lock:
+            image = base_image_id(self.client)
+        sandbox = DockerSandbox(self, task, image, python="python3", mounts=mounts, env=env)
         with self._lock:
             self._sandboxes.add(sandbox)
         return sandbox

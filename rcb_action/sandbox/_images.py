@@ -143,6 +143,27 @@ ENV PATH={VENV}/bin:$PATH PYTHONDONTWRITEBYTECODE=1
     return buffer.getvalue(), {}
 
 
+def base_image_id(client: Any) -> str:
+    """The id of ``$RCB_BASE_IMAGE`` (default ``python:3.11-slim``), pulled if missing.
+
+    Raises:
+        RcbError: the base image is not here and cannot be pulled.
+    """
+    import docker.errors
+
+    base = base_image()
+    try:
+        return str(client.images.get(base).id)
+    except docker.errors.ImageNotFound:
+        try:
+            return str(client.images.pull(base).id)
+        except docker.errors.APIError:
+            raise RcbError(
+                f"base image {base} is not here and cannot be pulled; build one with "
+                "`rcb sandbox build-base` and set RCB_BASE_IMAGE=rcb-base:bookworm"
+            ) from None
+
+
 def image_tag(env_dir: Path, base_id: str) -> str:
     return f"rcb-env:{env_key(env_dir, salt=base_id)}"
 
@@ -157,16 +178,7 @@ def ensure_image(client: Any, env_dir: Path) -> str:
     import docker.errors
 
     base = base_image()
-    try:
-        base_id = client.images.get(base).id
-    except docker.errors.ImageNotFound:
-        try:
-            base_id = client.images.pull(base).id
-        except docker.errors.APIError:
-            raise RcbError(
-                f"base image {base} is not here and cannot be pulled; build one with "
-                "`rcb sandbox build-base` and set RCB_BASE_IMAGE=rcb-base:bookworm"
-            ) from None
+    base_id = base_image_id(client)
     tag = image_tag(env_dir, base_id)
     try:
         client.images.get(tag)

@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from rcb_action.errors import RcbError
 from rcb_action.sandbox._base import (
     TRUNCATION_MARKER,
     ExecResult,
@@ -83,12 +84,26 @@ def _decode(buffer: bytearray, truncated: bool, limit: int) -> str:
 class LocalSandbox(Sandbox):
     """A workspace folder on this machine; code runs under bubblewrap when available."""
 
-    def __init__(self, backend: LocalBackend, venv: Path, workspace: Path) -> None:
+    def __init__(
+        self,
+        backend: LocalBackend,
+        venv: Path | None,
+        workspace: Path,
+        *,
+        uid: int | None = None,
+        mounts: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.backend = backend
+        # None: a clean sandbox (the system's python3, no task environment).
         self.venv = venv
         self.workspace = str(workspace)
         self.files = HostFiles(workspace)
-        self.python = str(venv / "bin" / "python")
+        self.python = str(venv / "bin" / "python") if venv is not None else "python3"
+        # A clean sandbox keeps one uid for its life, so files one command makes the next may change.
+        self.uid = uid
+        self.mounts = dict(mounts or {})
+        self.env = dict(env or {})
         self._procs: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
@@ -143,11 +158,9 @@ class LocalSandbox(Sandbox):
         # /tmp first: the venv or the workspace may live under it and are bound on top.
         cmd += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
         made: set[str] = {"/", "/tmp", "/usr"}
-        binds = [
-            (str(base), "--ro-bind"),
-            (str(self.venv.resolve()), "--ro-bind"),
-            (self.workspace, "--bind"),
-        ]
+        binds = [(self.workspace, "--bind")]
+        if self.venv is not None:
+            binds[:0] = [(str(base), "--ro-bind"), (str(self.venv.resolve()), "--ro-bind")]
         for path, how in binds:
             if path.startswith("/usr/"):
                 continue
@@ -157,8 +170,10 @@ class LocalSandbox(Sandbox):
                     made.add(str(parent))
                     cmd += ["--perms", "0755", "--dir", str(parent)]
             cmd += [how, path, path]
-        if str(self.venv.resolve()) != str(self.venv):
+        if self.venv is not None and str(self.venv.resolve()) != str(self.venv):
             cmd += ["--symlink", str(self.venv.resolve()), str(self.venv)]
+        for source, target in self.mounts.items():
+            cmd += ["--ro-bind", source, target]
         cmd += ["--chdir", workdir, "--clearenv"]
         for key, value in env.items():
             cmd += ["--setenv", key, value]
@@ -178,13 +193,16 @@ class LocalSandbox(Sandbox):
         full_env = {key: os.environ[key] for key in ENV_ALLOW if key in os.environ}
         full_env.update(
             {
-                "PATH": f"{self.venv}/bin:/usr/bin:/bin",
+                "PATH": f"{self.venv}/bin:/usr/bin:/bin" if self.venv else "/usr/bin:/bin",
                 "HOME": "/tmp",
                 "PYTHONDONTWRITEBYTECODE": "1",
             }
         )
+        full_env.update(self.env)
         full_env.update(env or {})
         started = time.monotonic()
+        if self.uid is not None:
+            return self._run(argv, cwd, full_env, stdin, timeout_s, self.uid, started)
         uid = self.backend.take_uid()
         try:
             return self._run(argv, cwd, full_env, stdin, timeout_s, uid, started)
@@ -260,6 +278,10 @@ class LocalSandbox(Sandbox):
     def cleanup(self) -> None:
         self.kill_all()
         shutil.rmtree(self.workspace, ignore_errors=True)
+        with self._lock:
+            uid, self.uid = self.uid, None
+        if uid is not None:
+            self.backend.give_uid(uid)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -319,6 +341,25 @@ class LocalBackend(SandboxBackend):
         workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
         workspace.chmod(0o755)
         sandbox = LocalSandbox(self, self._venvs[task.env_dir], workspace)
+        with self._lock:
+            self._sandboxes.add(sandbox)
+        return sandbox
+
+    def open_clean(
+        self,
+        task: Task,
+        *,
+        mounts: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> LocalSandbox:
+        if not self.confined:
+            raise RcbError(
+                "--sandbox local: running an agent's commands needs bubblewrap as root "
+                "(apt-get install bubblewrap); or use --sandbox docker"
+            )
+        workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
+        workspace.chmod(0o755)
+        sandbox = LocalSandbox(self, None, workspace, uid=self.take_uid(), mounts=mounts, env=env)
         with self._lock:
             self._sandboxes.add(sandbox)
         return sandbox
