@@ -16,10 +16,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="print (and write) the report of a results folder",
         description="Scaled pass@1 with a 95%% bootstrap CI, the unweighted pass rate, per-task scores, "
-        "failure classes and the post-cutoff subset, for every model in the results.",
+        "failure classes and the post-cutoff subset, for every model in the results; and, when "
+        "the folder holds reproduction.jsonl, the reproduction track's five failure rates per "
+        "model, its stage funnel and each model's plan score beside its execution success.",
     )
     parser.add_argument(
-        "dirs", nargs="+", type=Path, metavar="DIR", help="results folder(s) of rcb evaluate"
+        "dirs",
+        nargs="+",
+        type=Path,
+        metavar="DIR",
+        help="results folder(s) of rcb evaluate or rcb reproduce",
     )
     parser.add_argument(
         "--json", type=Path, default=None, metavar="FILE", help="write the report as JSON"
@@ -38,24 +44,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rcb_action.errors import RcbError
     from rcb_action.models import load_registry
-    from rcb_action.report import build_report, print_report, render_markdown
+    from rcb_action.report import build_report, print_report, print_reproduction, render_markdown
+    from rcb_action.reproduce import (
+        REPRODUCTION_FILE,
+        gold_summary,
+        read_reproduction_records,
+        reproduction_section,
+    )
     from rcb_action.results import RESULTS_FILE, read_records
 
     records = []
+    attempts = []
+    gold: dict[str, dict[str, object]] = {}
     for directory in args.dirs:
         path = directory / RESULTS_FILE
-        if not path.is_file():
+        repro = directory / REPRODUCTION_FILE
+        if not path.is_file() and not repro.is_file():
             raise RcbError(
-                f"{directory}: no {RESULTS_FILE} here (give the --out folder of rcb evaluate)"
+                f"{directory}: no {RESULTS_FILE} here, nor {REPRODUCTION_FILE} "
+                "(give the --out folder of rcb evaluate or rcb reproduce)"
             )
         records += read_records(path)
+        attempts += read_reproduction_records(repro)
+        gold.update(gold_summary(directory))
     if args.model:
         records = [r for r in records if r.model in args.model]
+        attempts = [r for r in attempts if r.model in args.model]
     report = build_report(
         records, load_registry(args.registry), source=", ".join(map(str, args.dirs))
     )
+    if attempts or gold:
+        report["reproduction"] = reproduction_section(attempts, gold)
     if not args.quiet:
-        print_report(report)
+        if records or not attempts:
+            print_report(report)
+        if "reproduction" in report:
+            print_reproduction(report["reproduction"])
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")

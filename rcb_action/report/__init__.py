@@ -1,13 +1,22 @@
 """Reports: scores per model with intervals, per task, failure classes, contamination subsets."""
 
 from rcb_action.report._build import build_report, outcomes_of, post_cutoff, summarize
-from rcb_action.report._render import print_report, render_markdown
+from rcb_action.report._render import (
+    print_report,
+    print_reproduction,
+    render_markdown,
+    render_reproduction_markdown,
+    reproduction_tables,
+)
 
 __all__ = [
     "build_report",
     "outcomes_of",
     "post_cutoff",
     "print_report",
+    "print_reproduction",
     "render_markdown",
+    "render_reproduction_markdown",
+    "reproduction_tables",
     "summarize",
 ]

@@ -140,7 +140,10 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    """The report as GitHub-flavoured Markdown."""
+    """The report as GitHub-flavoured Markdown (with the reproduction track's when present)."""
+    reproduction = report.get("reproduction")
+    if reproduction is not None and not report["models"]:
+        return render_reproduction_markdown(reproduction)
     parts = ["## rcb snippet track", "", _md_table(OVERALL_HEADER, overall_rows(report)), ""]
     models = [name for name, _ in _ranked(report)]
     tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
@@ -174,4 +177,100 @@ def render_markdown(report: dict[str, Any]) -> str:
         "Scaled pass@1 weights each snippet by its code lines (ResearchCodeBench's formula); "
         "the CI is a 95% bootstrap over snippets. Harness errors are not counted against a model."
     )
+    if reproduction is not None:
+        parts += ["", render_reproduction_markdown(reproduction).rstrip("\n")]
     return "\n".join(parts) + "\n"
+
+
+def _funnel_cell(step: dict[str, Any]) -> str:
+    return f"{step['passed']} ({_pct(step['share'])}%)"
+
+
+def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The reproduction section as (title, header, rows) tables: failure rates per
+    dimension, the stage funnel, and the plan score beside execution success."""
+    models = section["models"]
+    dimensions = section["dimensions"]
+    stages = section["stages"]
+    rates = [
+        [
+            name,
+            str(entry["attempts"]),
+            *[_pct(entry["failure_rates"][d]) for d in dimensions],
+            str(entry["needs_review"]),
+            str(entry["harness_errors"]),
+        ]
+        for name, entry in models.items()
+    ]
+    funnel = [[name, *[_funnel_cell(s) for s in entry["funnel"]]] for name, entry in models.items()]
+    if len(models) > 1:
+        funnel.append(["all models", *[_funnel_cell(s) for s in section["funnel"]]])
+    gap = [
+        [
+            name,
+            _pct(entry["plan_score"]),
+            _pct(entry["execution_success"]),
+            "-" if entry["plan_execution_gap"] is None else f"{entry['plan_execution_gap']:+.1f}",
+            _pct(entry["full_reproduction"]),
+            ", ".join(f"{k} {v}" for k, v in entry["failed_stages"].items()) or "-",
+        ]
+        for name, entry in models.items()
+    ]
+    return [
+        (
+            "Reproduction track: failure rate per dimension (% of attempts)",
+            ["Model", "Attempts", *dimensions.values(), "Needs review", "Harness errors"],
+            rates,
+        ),
+        (
+            "Stage funnel (attempts that passed the stage and every one before it)",
+            ["Model", *stages.values()],
+            funnel,
+        ),
+        (
+            "Planning vs doing (%)",
+            ["Model", "Plan score", "Execution success", "Gap", "Full reproduction", "Failed at"],
+            gap,
+        ),
+    ]
+
+
+def _reproduction_notes(section: dict[str, Any]) -> list[str]:
+    notes = [
+        f"Task {task} is invalid (its gold run fails: {info.get('message') or info.get('failed_stage')}); "
+        "no model is scored on it."
+        for task, info in section["invalid_tasks"].items()
+    ]
+    notes += [
+        f"Needs review: {r['task']} / {r['model']} / sample {r['sample']}: {'; '.join(r['reasons'])}"
+        for r in section["needs_review"]
+    ]
+    return notes
+
+
+def print_reproduction(section: dict[str, Any], console: Console | None = None) -> None:
+    """The reproduction section: five failure rates per model, the funnel, plan vs execution."""
+    console = console or Console(width=None if Console().is_terminal else 140)
+    if not section["models"]:
+        console.print("Reproduction track: no scored attempts.")
+    else:
+        for title, header, rows in reproduction_tables(section):
+            table = Table(title=title)
+            for column in header:
+                table.add_column(column, justify="left" if column == "Model" else "right")
+            for row in rows:
+                table.add_row(*row)
+            console.print(table)
+    for note in _reproduction_notes(section):
+        console.print(note)
+
+
+def render_reproduction_markdown(section: dict[str, Any]) -> str:
+    """The reproduction section as GitHub-flavoured Markdown."""
+    parts = ["## rcb reproduction track", ""]
+    if not section["models"]:
+        parts += ["No scored attempts.", ""]
+    for title, header, rows in reproduction_tables(section) if section["models"] else []:
+        parts += [f"### {title}", "", _md_table(header, rows), ""]
+    parts += [f"- {note}" for note in _reproduction_notes(section)]
+    return "\n".join(parts).rstrip("\n") + "\n"

@@ -1,0 +1,133 @@
+"""The report's reproduction section, as plain data (``rcb report --json`` and the site).
+
+Per model: the failure rate on each of the five dimensions, the stage funnel,
+the plan score beside execution success (the gap between planning and doing),
+and the attempts flagged for review. Harness errors are counted apart and never
+scored; tasks whose gold run failed are listed and never scored either.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rcb_action.reproduce._records import DIMENSIONS, STAGES, ReproductionRecord
+
+DIMENSION_LABELS = {
+    "env_setup": "Environment setup",
+    "code_runnability": "Code runnability",
+    "method_accuracy": "Method accuracy",
+    "experiment_design": "Experiment design",
+    "result_consistency": "Result consistency",
+}
+STAGE_LABELS = {
+    "plan": "Plan",
+    "env_setup": "Environment setup",
+    "code_impl": "Code implementation",
+    "train_debug": "Train and debug",
+    "result_check": "Result check",
+}
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return round(100.0 * part / whole, 2) if whole else None
+
+
+def stage_funnel(records: Sequence[ReproductionRecord]) -> list[dict[str, Any]]:
+    """For each stage, the attempts that passed it and every stage before it."""
+    steps = []
+    alive = list(records)
+    for stage in STAGES:
+        alive = [r for r in alive if r.stage_passed(stage)]
+        steps.append(
+            {
+                "stage": stage,
+                "label": STAGE_LABELS[stage],
+                "passed": len(alive),
+                "share": _pct(len(alive), len(records)),
+            }
+        )
+    return steps
+
+
+def _model_entry(records: list[ReproductionRecord]) -> dict[str, Any]:
+    scored = [r for r in records if r.scored]
+    rates: dict[str, float | None] = {}
+    graded: dict[str, int] = {}
+    for name in DIMENSIONS:
+        values = [r.dimensions[name] for r in scored if name in r.dimensions]
+        graded[name] = len(values)
+        rates[name] = _pct(sum(1 for v in values if not v), len(values))
+    plans = [r.scores["plan"] for r in scored if r.scores.get("plan") is not None]
+    plan_score = round(100.0 * statistics.fmean(plans), 2) if plans else None  # type: ignore[arg-type]
+    execution = _pct(sum(1 for r in scored if r.stage_passed("train_debug")), len(scored))
+    return {
+        "attempts": len(scored),
+        "tasks": len({r.task for r in scored}),
+        "harness_errors": len(records) - len(scored),
+        "failure_rates": rates,
+        "graded": graded,
+        "funnel": stage_funnel(scored),
+        "failed_stages": dict(
+            sorted(Counter(r.failed_stage for r in scored if r.failed_stage).items())
+        ),
+        "plan_score": plan_score,
+        "execution_success": execution,
+        "full_reproduction": _pct(sum(1 for r in scored if r.failed_stage is None), len(scored)),
+        "plan_execution_gap": (
+            round(plan_score - execution, 2)
+            if plan_score is not None and execution is not None
+            else None
+        ),
+        "needs_review": sum(1 for r in scored if r.needs_review),
+        "cost_usd": round(sum(float(r.usage.get("cost_usd", 0.0)) for r in records), 6),
+        "turns": sum(int(r.usage.get("turns", 0)) for r in records),
+    }
+
+
+def reproduction_section(
+    records: Sequence[ReproductionRecord],
+    gold: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The reproduction section of the report.
+
+    Args:
+        records: attempts (several lines for one (task, model, sample): the last wins).
+        gold: each task's gold run summary (``rcb_action.reproduce.gold_summary``).
+
+    Returns:
+        ``{"models": {model: {...}}, "funnel": [...], "dimensions": {...},
+        "stages": {...}, "needs_review": [...], "invalid_tasks": {...}, "attempts": n}``,
+        where each model has ``failure_rates`` (percent of graded attempts failing
+        each dimension; None when none was graded), ``funnel``, ``plan_score`` and
+        ``execution_success`` (percent), ``plan_execution_gap`` (points),
+        ``full_reproduction``, ``failed_stages``, ``needs_review``, ``harness_errors``.
+    """
+    latest = {r.key: r for r in records}
+    invalid = {task: dict(info) for task, info in (gold or {}).items() if not info.get("valid")}
+    kept = [r for r in latest.values() if r.task not in invalid]
+    by_model: dict[str, list[ReproductionRecord]] = defaultdict(list)
+    for record in kept:
+        by_model[record.model].append(record)
+    scored = [r for r in kept if r.scored]
+    return {
+        "attempts": len(scored),
+        "dimensions": dict(DIMENSION_LABELS),
+        "stages": dict(STAGE_LABELS),
+        "models": {name: _model_entry(recs) for name, recs in sorted(by_model.items())},
+        "funnel": stage_funnel(scored),
+        "needs_review": [
+            {
+                "task": r.task,
+                "model": r.model,
+                "sample": r.sample,
+                "reasons": r.review_reasons,
+                "log_dir": r.log_dir,
+            }
+            for r in sorted(scored, key=lambda r: r.key)
+            if r.needs_review
+        ],
+        "invalid_tasks": invalid,
+    }

@@ -1,0 +1,104 @@
+"""The wheelhouse: the only packages an agent can install, since its sandbox has no network.
+
+rcb downloads, once, wheels for what a task allows (its environment's
+requirements and its ``reproduction.packages``, with their dependencies) for the
+sandbox's Python, into ``$RCB_CACHE_DIR/wheelhouses/<hash>``. The folder is
+mounted read-only into the sandbox, and pip there is configured to use it alone
+(``--no-index --find-links``). The download uses pip's own configuration on this
+machine (index, extra index, CA bundle, find-links), so proxied and air-gapped
+machines work as they do for pip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from rcb_action.errors import RcbError
+from rcb_action.paths import cache_dir
+from rcb_action.tasks import Task
+
+WHEELHOUSE_MOUNT = "/wheels"
+
+
+def sandbox_pip_env() -> dict[str, str]:
+    """What every exec in an agent's sandbox gets: pip on the wheelhouse only, one thread."""
+    return {
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": WHEELHOUSE_MOUNT,
+        # os.devnull makes pip skip every configuration file (the host's included).
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PIP_NO_INPUT": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+
+
+def allowed_packages(task: Task) -> list[str]:
+    """The requirement lines a task's wheelhouse is built from, sorted."""
+    lines = (task.env_dir / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    found = {line.split("#", 1)[0].strip() for line in lines}
+    if task.config.reproduction is not None:
+        found |= {p.strip() for p in task.config.reproduction.packages}
+    return sorted(line for line in found if line and not line.startswith("-"))
+
+
+def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
+    """The wheelhouse for ``requirements`` on Python ``python_version`` (``3.11``), built
+    once and reused while they are unchanged.
+
+    Concurrent callers wait on a file lock; the download lands in a temporary folder
+    renamed into place when complete, so an interrupted build leaves nothing half-made.
+
+    Raises:
+        RcbError: pip could not download a wheel for every requirement (the message
+            names the log).
+    """
+    key_text = "\n".join([python_version, platform.machine(), *requirements])
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
+    root = cache_dir("wheelhouses")
+    target = root / key
+    marker = target / ".rcb-complete"
+    if marker.is_file():
+        return target
+    log = root / f"{key}.log"
+    with open(root / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file():
+            return target
+        staging = root / f".{key}.{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        if requirements:
+            argv = [
+                sys.executable, "-m", "pip", "download", "--no-input",
+                "--disable-pip-version-check", "--only-binary=:all:",
+                "--python-version", python_version, "--dest", str(staging), *requirements,
+            ]  # fmt: skip
+            with open(log, "w", encoding="utf-8") as out:
+                out.write(f"$ {' '.join(argv)}\n")
+                out.flush()
+                result = subprocess.run(
+                    argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
+            if result.returncode != 0:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise RcbError(
+                    f"the wheelhouse for {', '.join(requirements)} (Python {python_version}) "
+                    f"could not be downloaded; see {log}"
+                )
+        for wheel in staging.iterdir():
+            wheel.chmod(0o644)
+        staging.chmod(0o755)
+        (staging / ".rcb-complete").write_text("\n".join(requirements) + "\n")
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+    return target
