@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from rcb_action.models import load_registry
     from rcb_action.report import build_report, print_report, print_reproduction, render_markdown
     from rcb_action.reproduce import (
+        GOLD_FILE,
         REPRODUCTION_FILE,
         gold_summary,
         read_reproduction_records,
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     for directory in args.dirs:
         path = directory / RESULTS_FILE
         repro = directory / REPRODUCTION_FILE
-        if not path.is_file() and not repro.is_file():
+        if not any(p.is_file() for p in (path, repro, directory / GOLD_FILE)):
             raise RcbError(
                 f"{directory}: no {RESULTS_FILE} here, nor {REPRODUCTION_FILE} "
                 "(give the --out folder of rcb evaluate or rcb reproduce)"

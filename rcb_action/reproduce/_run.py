@@ -10,6 +10,7 @@ scored with the same task hash; Ctrl-C removes the sandbox and keeps what is don
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -157,7 +158,9 @@ def gold_run(
         record.message = f"gold run passed earlier (cached in {cached})"
         return record, False
     started = time.monotonic()
-    record = run_attempt(task, ReferenceAgent(), 0, setting, Path(LOGS_DIR) / "_gold" / task.id)
+    # The gold run proves the task runs and its numbers hold; its plan is not judged.
+    unjudged = dataclasses.replace(setting, judge=None)
+    record = run_attempt(task, ReferenceAgent(), 0, unjudged, Path(LOGS_DIR) / "_gold" / task.id)
     _say(config, f"{task.id}: gold run {_describe(record, time.monotonic() - started)}")
     if gold_passed(record):
         cached.write_text(record.model_dump_json(), encoding="utf-8")
@@ -238,7 +241,7 @@ def reproduce(
                 continue
             for agent, sample in items:
                 started = time.monotonic()
-                if fresh and isinstance(agent, ReferenceAgent) and sample == 0:
+                if fresh and isinstance(agent, ReferenceAgent) and sample == 0 and not judge:
                     record = gold  # the gold run is this attempt
                 else:
                     log_rel = Path(LOGS_DIR) / _safe(agent.name) / task.id / f"s{sample}"

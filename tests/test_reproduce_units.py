@@ -1,0 +1,412 @@
+"""The reproduction track's parts that need no sandbox: task files, result grading, curve
+facts, flags, the judge's answers, records and the report section."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import TASKS
+
+from rcb_action.agent import ToolCall
+from rcb_action.errors import TaskError
+from rcb_action.models import LiteLLMModel
+from rcb_action.reproduce import (
+    REPRODUCTION_FILE,
+    STAGES,
+    ReproductionRecord,
+    ReproductionStore,
+    StageRecord,
+    check_curve,
+    check_metric,
+    dimensions_of,
+    grade_results,
+    judge_prompt,
+    judge_scores,
+    parse_judgement,
+    prose_words,
+    reproduction_section,
+)
+from rcb_action.reproduce._judge import run_judge
+from rcb_action.reproduce._stages import plan_guard
+from rcb_action.tasks import CurveFact, load_task, load_tasks
+
+FIXTURES = Path(__file__).parent / "fixtures" / "repro_tasks"
+REPRO_TASKS = [t for t in load_tasks(TASKS) if t.config.kind == "reproduction"]
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Path:
+    target = tmp_path / "tasks"
+    shutil.copytree(FIXTURES, target)
+    return target / "repro-toy"
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+# task files ------------------------------------------------------------------------
+
+
+def test_the_benchmark_has_three_reproduction_tasks_from_recent_papers():
+    assert len(REPRO_TASKS) >= 3
+    for task in REPRO_TASKS:
+        assert task.id.startswith("repro-")
+        assert task.config.published >= dt.date(2024, 1, 1)
+        assert task.expected is not None and task.rubric is not None
+        # Where the numbers come from is said, never left to guess.
+        assert task.expected.source in ("paper", "gold") and task.expected.note.strip()
+        assert task.sandbox_files == []  # the reference never reaches the agent
+        assert (task.root / "reference" / "plan.md").is_file()
+        assert prose_words((task.root / "reference" / "plan.md").read_text()) >= 80
+        assert task.expected.curves, "every task checks a curve fact"
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        ("expected.yaml", "  pi_estimate: {mean", "  pi_guess: {mean", "expected.yaml: key 'metrics': no expectation for 'pi_estimate'"),
+        ("expected.yaml", "curve: running_estimate", "curve: walking", "key 'curves.0.curve': 'walking'"),
+        ("expected.yaml", "kind: settles_by,", "kind: value_at,", "a value_at fact needs 'at'"),
+        ("expected.yaml", "[[train, test]]", "[[train, valid]]", "key 'disjoint_splits.0': 'valid'"),
+        ("expected.yaml", "source: gold", "source: guess", "expected.yaml: key 'source'"),
+        ("expected.yaml", 'patterns: ["random\\\\(\\\\)"]', 'patterns: ["(("]', "is not a regular expression"),
+        ("rubric.yaml", "dimension: experiment_design", "dimension: method_accuracy", "no item grades experiment_design"),
+        ("rubric.yaml", "id: M2", "id: M1", "item id 'M1' is used twice"),
+        ("task.yaml", "  runs: 5\n", "  runs: 5\n  colour: red\n", "unknown key 'reproduction.colour'"),
+    ],
+)  # fmt: skip
+def test_reproduction_files_are_checked(toy, file, old, new, message):
+    edit(toy / file, old, new)
+    with pytest.raises(TaskError) as info:
+        load_task(toy)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_reproduction_task_needs_its_reference_and_block(toy):
+    (toy / "reference" / "plan.md").unlink()
+    with pytest.raises(TaskError, match=r"reference/plan.md not found"):
+        load_task(toy)
+    (toy / "reference" / "plan.md").write_text("plan")
+    text = (toy / "task.yaml").read_text()
+    (toy / "task.yaml").write_text(text[: text.index("reproduction:")])
+    with pytest.raises(TaskError, match="missing required key 'reproduction'"):
+        load_task(toy)
+
+
+def test_a_snippet_task_takes_no_reproduction_block(fixture_tasks):
+    path = fixture_tasks / "toy" / "task.yaml"
+    path.write_text(path.read_text() + "reproduction:\n  metrics: {a: b}\n")
+    with pytest.raises(TaskError, match="only a reproduction task takes this block"):
+        load_task(fixture_tasks / "toy")
+
+
+# grading ---------------------------------------------------------------------------
+
+
+def test_metric_range_relative_error_and_direction():
+    expected = load_task(FIXTURES / "repro-toy").expected
+    inside = check_metric("pi_estimate", [3.1, 3.2, 3.15, 3.12, 3.14], expected, 5)
+    assert (
+        inside.in_range
+        and inside.low == pytest.approx(3.0616)
+        and inside.high == pytest.approx(3.2216)
+    )
+    assert inside.relative_error == pytest.approx(abs(3.142 - 3.1416) / 3.1416)
+    assert not inside.relative_error_signal
+    low = check_metric("pi_estimate", [1.5] * 5, expected, 5)
+    assert not low.in_range and low.direction == "worse" and low.relative_error_signal
+    high = check_metric("pi_estimate", [4.0] * 5, expected, 5)
+    assert high.direction == "better"  # higher is better: out of range on the good side
+    assert check_metric("pi_estimate", [3.14] * 4, expected, 5).error == (
+        "pi_estimate: 4 run(s) reported; the task asks for 5"
+    )
+    assert "not reported" in check_metric("pi_estimate", None, expected, 5).error
+    assert "not finite" in check_metric("pi_estimate", [float("nan")] * 5, expected, 5).error
+    assert "not a number" in check_metric("pi_estimate", ["3.1"] * 5, expected, 5).error
+
+
+def fact(**fields) -> CurveFact:
+    return CurveFact(curve="c", **fields)
+
+
+def test_curve_facts():
+    curve = {"x": [1, 10, 100, 1000], "y": [0.0, -0.5, -0.95, -0.99]}
+    settles = fact(kind="settles_by", target=-1.0, tol=0.1, by=100)
+    assert check_curve(settles, curve).passed
+    late = check_curve(fact(kind="settles_by", target=-1.0, tol=0.02, by=100), curve)
+    assert not late.passed and "from x = 1000" in late.detail
+    never = check_curve(fact(kind="settles_by", target=1.0, tol=0.1, by=100), curve)
+    assert not never.passed and "never settles" in never.detail
+    assert check_curve(fact(kind="value_at", at=1, target=0.0, tol=1e-9), curve).passed
+    assert not check_curve(fact(kind="value_at", at=10, target=0.0, tol=0.1), curve).passed
+    assert (
+        "no point at x = 5"
+        in check_curve(fact(kind="value_at", at=5, target=0, tol=1), curve).detail
+    )
+    down = fact(kind="monotone", direction="decreasing", tol=0.0)
+    assert check_curve(down, curve).passed
+    assert not check_curve(
+        fact(kind="monotone", direction="decreasing", absolute=True), curve
+    ).passed
+    bumpy = {"x": [1, 2, 3], "y": [1.0, 0.5, 0.52]}
+    assert not check_curve(down, bumpy).passed
+    assert check_curve(fact(kind="monotone", direction="decreasing", tol=0.05), bumpy).passed
+    assert "not reported" in check_curve(down, None).detail
+    assert "equally long" in check_curve(down, {"x": [1, 2], "y": [1]}).detail
+    # Points are read in x order whatever order they come in.
+    assert check_curve(down, {"x": [3, 1, 2], "y": [0.1, 0.3, 0.2]}).passed
+
+
+def results(**changes) -> dict:
+    base = {
+        "metrics": {"pi_estimate": [3.13, 3.15, 3.14, 3.12, 3.16]},
+        "curves": {"running_estimate": {"x": [100, 1000, 2000], "y": [3.0, 3.13, 3.14]}},
+        "splits": {"train": ["a", "b"], "test": ["c", "d"]},
+    }
+    base.update(changes)
+    return base
+
+
+@pytest.fixture
+def toy_task():
+    return load_task(FIXTURES / "repro-toy")
+
+
+def grade(task, reported, code="x = random()"):
+    return grade_results(reported, task.expected, task.config.reproduction, code)
+
+
+def test_a_clean_result_passes(toy_task):
+    graded = grade(toy_task, results())
+    assert graded.passed and not graded.needs_review and graded.error() is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "code", "reason"),
+    [
+        ({"splits": {"train": ["a", "b"], "test": ["b", "c"]}}, "random()", "1 example(s) appear in both"),
+        ({"splits": {"train": ["a"]}}, "random()", "overlap unchecked"),
+        ({}, "print(3.14)", "no code for 'dart throwing'"),
+        ({"curves": {"running_estimate": {"x": [100, 1000, 2000], "y": [0, 0, 3.14]}}}, "random()", "does not match"),
+    ],
+    ids=["overlap", "no-splits", "module", "curve"],
+)  # fmt: skip
+def test_suspicious_success_needs_review(toy_task, changes, code, reason):
+    graded = grade(toy_task, results(**changes), code)
+    assert graded.metrics_in_range and graded.needs_review and not graded.passed
+    assert any(reason in r for r in graded.review_reasons)
+    assert graded.error().startswith("suspicious success, needs review")
+
+
+def test_wrong_numbers_fail_without_review(toy_task):
+    graded = grade(toy_task, results(metrics={"pi_estimate": [2.0] * 5}), "print(1)")
+    assert not graded.passed and not graded.needs_review and graded.review_reasons == []
+    assert "outside" in graded.error()
+
+
+def test_dimensions_follow_the_stages_and_the_judge():
+    def stages(failed: str | None) -> dict[str, StageRecord]:
+        out, dead = {}, False
+        for stage in STAGES:
+            dead = dead or stage == failed
+            status = "failed" if stage == failed else ("not_run" if dead else "passed")
+            out[stage] = StageRecord(stage=stage, status=status, success=status == "passed")
+        return out
+
+    assert dimensions_of(stages(None), {}, 0.6) == {
+        "env_setup": True,
+        "code_runnability": True,
+        "result_consistency": True,
+    }
+    graded = dimensions_of(
+        stages("train_debug"), {"method_accuracy": 0.7, "experiment_design": 0.5}, 0.6
+    )
+    assert graded == {
+        "env_setup": True,
+        "code_runnability": False,
+        "method_accuracy": True,
+        "experiment_design": False,
+        "result_consistency": False,
+    }
+    assert list(graded) == [
+        "env_setup",
+        "code_runnability",
+        "method_accuracy",
+        "experiment_design",
+        "result_consistency",
+    ]
+
+
+# plan stage ------------------------------------------------------------------------
+
+
+def test_plan_words_and_guard():
+    assert prose_words("Two words.\n```python\nimport numpy as np\nx = np.zeros(3)\n```\n") == 2
+    allowed = ToolCall("1", "write_file", json.dumps({"path": "./plan.md", "content": "x"}))
+    assert plan_guard(allowed) is None
+    assert plan_guard(ToolCall("2", "read_file", "{}")) is None
+    assert "no code yet" in plan_guard(ToolCall("3", "write_file", '{"path": "a.py"}'))
+    assert "no code yet" in plan_guard(ToolCall("4", "run", '{"command": "ls"}'))
+
+
+# judge -----------------------------------------------------------------------------
+
+
+def answer(**grades) -> str:
+    return json.dumps(
+        {"items": [{"id": k, "plan": v[0], "implementation": v[1]} for k, v in grades.items()]}
+    )
+
+
+def test_judgements_are_parsed_strictly(toy_task):
+    rubric = toy_task.rubric
+    items = parse_judgement(
+        "Here:\n```json\n" + answer(M1=(1, 0.5), M2=(0, 1), D1=(0.5, 0.5)) + "\n```", rubric
+    )
+    assert [i.id for i in items] == ["M1", "M2", "D1"]
+    scores = judge_scores(items)
+    assert scores["plan"] == pytest.approx((2 * 1 + 0 + 0.5) / 4)
+    assert scores["method_accuracy"] == pytest.approx((2 * 0.5 + 1) / 3)
+    assert scores["experiment_design"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="no item 'D1'"):
+        parse_judgement(answer(M1=(1, 1), M2=(1, 1)), rubric)
+    with pytest.raises(ValueError, match="in \\[0, 1\\]"):
+        parse_judgement(answer(M1=(2, 1), M2=(1, 1), D1=(1, 1)), rubric)
+    with pytest.raises(ValueError, match="no JSON object"):
+        parse_judgement("looks good to me", rubric)
+
+
+def test_the_judge_prompt_holds_rubric_plan_and_code(toy_task):
+    prompt = judge_prompt(toy_task, "THE PAPER", "MY PLAN", {"b.py": "B = 2", "a.py": "A = 1"})
+    assert "THE PAPER" in prompt and "MY PLAN" in prompt
+    assert prompt.index("### a.py") < prompt.index("### b.py")
+    assert "- M1 (method_accuracy, weight 2):" in prompt
+    assert prompt == judge_prompt(
+        toy_task, "THE PAPER", "MY PLAN", {"a.py": "A = 1", "b.py": "B = 2"}
+    )
+
+
+def test_the_judge_is_called_through_litellm_and_kept(toy_task, tmp_path):
+    judge = LiteLLMModel(
+        "openai/gpt-4o-mini",
+        mock_responses=["no idea", answer(M1=(1, 1), M2=(1, 1), D1=(1, 0))],
+        backoff_s=0.001,
+    )
+    record = run_judge(judge, toy_task, 0, "PROMPT", tmp_path / "logs", tmp_path)
+    assert record.error is None and len(record.items) == 3
+    assert record.tokens_in > 0
+    assert (tmp_path / record.prompt_log).read_text() == "PROMPT"
+    kept = (tmp_path / record.answer_log).read_text()
+    assert "no idea" in kept and '"M1"' in kept
+    silent = LiteLLMModel("openai/gpt-4o-mini", mock_responses=[], backoff_s=0.001)
+    failed = run_judge(silent, toy_task, 0, "PROMPT", tmp_path / "logs2", tmp_path)
+    assert failed.items == [] and "did not answer" in failed.error
+
+
+# records and the report ------------------------------------------------------------
+
+
+def record(
+    model: str, task: str = "t", sample: int = 0, failed: str | None = None, **fields
+) -> ReproductionRecord:
+    stages, dead = {}, False
+    for stage in STAGES:
+        dead = dead or stage == failed
+        status = "failed" if stage == failed else ("not_run" if dead else "passed")
+        stages[stage] = StageRecord(stage=stage, status=status, success=status == "passed")
+    scores = fields.pop("scores", {"plan": 0.5, "method_accuracy": 0.5, "experiment_design": 0.9})
+    return ReproductionRecord(
+        task=task,
+        model=model,
+        sample=sample,
+        task_sha="abc",
+        published=dt.date(2025, 1, 1),
+        status=fields.pop("status", "scored"),
+        failed_stage=failed,
+        stages=stages,
+        scores=scores,
+        dimensions=dimensions_of(stages, scores, 0.6),
+        **fields,
+    )
+
+
+def test_report_section_rates_funnel_and_gap():
+    records = [
+        record("a", "t1"),
+        record("a", "t2", failed="env_setup"),
+        record("a", "t3", failed="result_check", needs_review=True, review_reasons=["overlap"]),
+        record("a", "t4", status="harness_error"),
+        record("b", "t1", failed="plan", scores={"plan": 0.0}),
+        record("b", "t1", failed="code_impl"),  # a rerun: the newest line wins
+        record("b", "bad", failed="train_debug"),
+    ]
+    gold = {"bad": {"valid": False, "message": "reference fails"}, "t1": {"valid": True}}
+    section = reproduction_section(records, gold)
+    a, b = section["models"]["a"], section["models"]["b"]
+    assert a["attempts"] == 3 and a["harness_errors"] == 1
+    assert a["failure_rates"]["env_setup"] == pytest.approx(100 / 3, abs=0.01)
+    assert a["failure_rates"]["result_consistency"] == pytest.approx(200 / 3, abs=0.01)
+    assert a["failure_rates"]["method_accuracy"] == 100.0  # 0.5 < 0.6 everywhere
+    assert a["failure_rates"]["experiment_design"] == 0.0
+    assert [s["passed"] for s in a["funnel"]] == [3, 2, 2, 2, 1]
+    assert a["plan_score"] == 50.0 and a["execution_success"] == pytest.approx(200 / 3, abs=0.01)
+    assert a["plan_execution_gap"] == pytest.approx(50 - 200 / 3, abs=0.01)
+    assert a["failed_stages"] == {"env_setup": 1, "result_check": 1}
+    assert a["needs_review"] == 1
+    assert b["attempts"] == 1 and b["failed_stages"] == {"code_impl": 1}  # "bad" is invalid
+    assert section["invalid_tasks"] == {"bad": {"valid": False, "message": "reference fails"}}
+    assert section["needs_review"][0]["reasons"] == ["overlap"]
+    assert [s["passed"] for s in section["funnel"]] == [4, 3, 2, 2, 1]
+    # A dimension no judge graded is not a failure: it has no rate.
+    unjudged = reproduction_section([record("c", scores={})])
+    assert unjudged["models"]["c"]["failure_rates"]["method_accuracy"] is None
+
+
+def test_records_append_resume_and_survive_a_torn_line(tmp_path):
+    store = ReproductionStore(tmp_path)
+    store.append(record("a", "t1"))
+    store.append(record("a", "t1", failed="plan"))
+    with open(tmp_path / REPRODUCTION_FILE, "a") as handle:
+        handle.write('{"task": "t2", "mod')  # a crash mid-write
+    store = ReproductionStore(tmp_path)  # repairs the tail
+    store.append(record("a", "t3"))
+    latest = store.latest()
+    assert set(latest) == {("t1", "a", 0), ("t3", "a", 0)}
+    assert latest[("t1", "a", 0)].failed_stage == "plan"
+
+
+def test_the_site_reader_accepts_the_records(tmp_path):
+    from rcb_action.site import read_reproduction
+
+    store = ReproductionStore(tmp_path)
+    store.append(record("a", "t1", failed="code_impl"))
+    (run,) = read_reproduction(tmp_path / REPRODUCTION_FILE)
+    assert run.stage_passed("env_setup") and not run.stage_passed("code_impl")
+    assert (
+        run.dimension_score("env_setup") == 1.0 and run.dimension_score("code_runnability") == 0.0
+    )
+
+
+def test_report_command_on_a_reproduction_folder(tmp_path, cli):
+    store = ReproductionStore(tmp_path)
+    store.append(record("a", "t1"))
+    store.append(record("a", "t2", failed="train_debug"))
+    code, out, _ = cli(
+        "report", tmp_path, "--json", tmp_path / "r.json", "--markdown", tmp_path / "r.md"
+    )
+    assert code == 0
+    assert "Reproduction track" in out and "Planning vs doing" in out
+    assert "rcb snippet track" not in out
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["reproduction"]["models"]["a"]["full_reproduction"] == 50.0
+    markdown = (tmp_path / "r.md").read_text()
+    assert markdown.startswith("## rcb reproduction track")
+    assert "| a | 50.0 | 50.0 | +0.0 | 50.0 | train_debug 1 |" in markdown
