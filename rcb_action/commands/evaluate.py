@@ -72,6 +72,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="exit 1 if any model's scaled pass@1 is below X (percent)",
     )  # fmt: skip
     parser.add_argument(
+        "--agent-turns",
+        type=int,
+        default=0,
+        metavar="K",
+        help="agent mode: after its first answer the model sees a visible subset of the "
+        "snippet's tests run on its code and may rewrite it up to K times; the hidden tests "
+        "decide. Records both pass@1 and pass-after-K (default 0: off)",
+    )
+    parser.add_argument(
         "--memory-mb", type=int, default=4096, metavar="MB", help="memory limit per test run"
     )
     parser.add_argument(
@@ -102,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         registry_files=args.registry,
         progress=not args.no_progress,
         limits=Limits(memory_mb=args.memory_mb),
+        agent_turns=args.agent_turns,
     )
     summary = evaluate(config)
     registry = load_registry(args.registry)

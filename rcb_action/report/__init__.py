@@ -1,6 +1,12 @@
 """Reports: scores per model with intervals, per task, failure classes, contamination subsets."""
 
-from rcb_action.report._build import build_report, outcomes_of, post_cutoff, summarize
+from rcb_action.report._build import (
+    agent_mode,
+    build_report,
+    outcomes_of,
+    post_cutoff,
+    summarize,
+)
 from rcb_action.report._render import (
     print_report,
     print_reproduction,
@@ -10,6 +16,7 @@ from rcb_action.report._render import (
 )
 
 __all__ = [
+    "agent_mode",
     "build_report",
     "outcomes_of",
     "post_cutoff",

@@ -57,6 +57,34 @@ def _split(records: Sequence[Record]) -> tuple[list[Record], list[Record], list[
     return (main, no_paper, main, True) if main else (main, no_paper, no_paper, False)
 
 
+def agent_mode(records: Sequence[Record]) -> dict[str, dict[str, Any]]:
+    """Per K of ``rcb evaluate --agent-turns K``: pass@1 against pass-after-K on the same
+    attempts (each refined attempt beside its own first answer)."""
+    firsts = {(r.task, r.snippet, r.sample, r.paper): r for r in records if r.agent_turns == 0}
+    by_k: dict[int, list[tuple[Record, Record]]] = defaultdict(list)
+    for record in records:
+        first = firsts.get((record.task, record.snippet, record.sample, record.paper))
+        if record.agent_turns and first is not None and first.scored and record.scored:
+            by_k[record.agent_turns].append((first, record))
+    out: dict[str, dict[str, Any]] = {}
+    for k, pairs in sorted(by_k.items()):
+        before = summarize([a for a, _ in pairs])
+        after = summarize([b for _, b in pairs])
+        turns = [int(getattr(b, "turns_used", 0) or 0) for _, b in pairs]
+        out[str(k)] = {
+            "attempts": len(pairs),
+            "snippets": after["snippets"],
+            "scaled_pass_at_1": before["scaled_pass_at_1"],
+            "scaled_pass_after_k": after["scaled_pass_at_1"],
+            "pass_rate_at_1": before["pass_rate"],
+            "pass_rate_after_k": after["pass_rate"],
+            "fixed": sum(1 for a, b in pairs if not a.passed and b.passed),
+            "broken": sum(1 for a, b in pairs if a.passed and not b.passed),
+            "mean_turns_used": _round(sum(turns) / len(turns)) if turns else None,
+        }
+    return out
+
+
 def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[str, Any]:
     info = registry.get(name)
     cutoff = info.knowledge_cutoff if info else None
@@ -97,6 +125,9 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
     }
     if paper_flag and no_paper:
         entry["no_paper"] = summarize(no_paper)
+    refined = agent_mode(records)
+    if refined:
+        entry["agent_mode"] = refined
     return entry
 
 

@@ -60,6 +60,42 @@ OVERALL_HEADER = [
 ]
 
 
+AGENT_HEADER = [
+    "Model",
+    "K",
+    "Attempts",
+    "Scaled pass@1",
+    "Scaled pass after K",
+    "Pass rate @1",
+    "Pass rate after K",
+    "Fixed",
+    "Broken",
+    "Mean turns",
+]
+
+
+def agent_rows(report: dict[str, Any]) -> list[list[str]]:
+    """Agent mode (``--agent-turns K``): pass@1 against pass-after-K, per model and K."""
+    rows = []
+    for name, entry in _ranked(report):
+        for k, mode in entry.get("agent_mode", {}).items():
+            rows.append(
+                [
+                    name,
+                    k,
+                    str(mode["attempts"]),
+                    _pct(mode["scaled_pass_at_1"]),
+                    _pct(mode["scaled_pass_after_k"]),
+                    _pct(mode["pass_rate_at_1"]),
+                    _pct(mode["pass_rate_after_k"]),
+                    str(mode["fixed"]),
+                    str(mode["broken"]),
+                    "-" if mode["mean_turns_used"] is None else f"{mode['mean_turns_used']:.2f}",
+                ]
+            )
+    return rows
+
+
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     """The overall table, per-task scores, failure classes and ablations."""
     console = console or Console(width=None if Console().is_terminal else 140)
@@ -116,6 +152,16 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                 f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "
                 f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}"
             )
+    refined = agent_rows(report)
+    if refined:
+        agent = Table(
+            title="Agent mode: pass@1 against pass after K rewrites (hidden tests decide)"
+        )
+        for header in AGENT_HEADER:
+            agent.add_column(header, justify="left" if header == "Model" else "right")
+        for row in refined:
+            agent.add_row(*row)
+        console.print(agent)
     common = report.get("common_post_cutoff")
     if common:
         parts = [
@@ -166,6 +212,14 @@ def render_markdown(report: dict[str, Any]) -> str:
             for n in models
         ]
         parts += ["### Failure classes", "", _md_table(["Model", *classes], rows), ""]
+    refined = agent_rows(report)
+    if refined:
+        parts += [
+            "### Agent mode: pass@1 against pass after K",
+            "",
+            _md_table(AGENT_HEADER, refined),
+            "",
+        ]
     common = report.get("common_post_cutoff")
     if common:
         scores = "; ".join(

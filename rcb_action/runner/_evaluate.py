@@ -8,6 +8,7 @@ nothing else is redone.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import signal
@@ -21,9 +22,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from rcb_action import __version__
+from rcb_action.agent import feedback, refine_prompt, run_visible, visible_passed, visible_tests
 from rcb_action.errors import RcbError
 from rcb_action.models import (
     CompletionRequest,
@@ -38,7 +40,7 @@ from rcb_action.runner._expected import Expected, expected_ids, selection_key
 from rcb_action.runner._progress import RunProgress
 from rcb_action.runner._score import score_code
 from rcb_action.sandbox import Limits, Sandbox, SandboxBackend, get_backend
-from rcb_action.scoring import TestRun
+from rcb_action.scoring import SandboxStartError, TestRun
 from rcb_action.splice import extract_code
 from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
 
@@ -62,6 +64,8 @@ class EvalConfig:
     registry_files: list[Path] = field(default_factory=list)
     progress: bool = True
     limits: Limits = field(default_factory=Limits)
+    # Agent mode: up to this many rewrites after running the visible tests (0: off).
+    agent_turns: int = 0
 
 
 @dataclass
@@ -72,10 +76,18 @@ class WorkItem:
     sample: int
     paper: bool
     prompt: Prompt
+    agent_turns: int = 0
 
     @property
     def key(self) -> RecordKey:
-        return (self.task.id, self.snippet, self.model.name, self.sample, self.paper, 0)
+        return (
+            self.task.id,
+            self.snippet,
+            self.model.name,
+            self.sample,
+            self.paper,
+            self.agent_turns,
+        )
 
 
 @dataclass
@@ -125,6 +137,7 @@ class _Runner:
         self._pending: dict[str, int] = defaultdict(int)
         self._task_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._expected: dict[str, Expected] = {}
+        self.done: dict[RecordKey, Record] = {}
 
     # sandbox lifecycle: one warm sandbox per task, released when its last item is done
     def backend(self) -> SandboxBackend:
@@ -162,6 +175,7 @@ class _Runner:
             model=item.model.name,
             sample=item.sample,
             paper=item.paper,
+            agent_turns=item.agent_turns,
             task_sha=task.sha,
             prompt_sha=item.prompt.sha,
             weight=task.weight(item.snippet),
@@ -186,9 +200,7 @@ class _Runner:
         try:
             completion = item.model.complete(request)
         except ModelCallError as exc:
-            return self.record(
-                item, status="harness_error", failure_class="harness_error", message=str(exc)[:500]
-            )
+            return self.harness_error(item, str(exc))
         usage = {
             "completion": completion.text,
             "tokens_in": completion.tokens_in,
@@ -196,17 +208,28 @@ class _Runner:
             "cost_usd": completion.cost_usd,
             "duration_model_s": round(completion.latency_s or time.monotonic() - started, 3),
         }
-        code = extract_code(completion.text)
+        return self.scored(item, usage)
+
+    def harness_error(self, item: WorkItem, message: str) -> Record:
+        return self.record(
+            item, status="harness_error", failure_class="harness_error", message=message[:500]
+        )
+
+    def scored(self, item: WorkItem, fields: dict[str, Any]) -> Record | None:
+        """The record of an answer (``fields`` holds its completion and usage): its code
+        spliced and tested. None when interrupted."""
+        task = item.task
+        code = extract_code(fields["completion"])
         if code is None:
             return self.record(
                 item,
                 status="fail",
                 failure_class="no_code",
                 message="no fenced code block",
-                **usage,
+                **fields,
             )
         log_dir = self.log_dir(item)
-        self.write_log(log_dir, {"completion.md": completion.text})
+        self.write_log(log_dir, {"completion.md": fields["completion"]})
         outcome = self.score(item, code)
         if outcome is None:
             return None
@@ -230,8 +253,95 @@ class _Runner:
             duration_test_s=round(run.duration_s, 3),
             code=code,
             log_dir=str(log_dir.relative_to(self.config.out)),
-            **usage,
+            **fields,
         )
+
+    def attempts(self, item: WorkItem) -> list[Record] | None:
+        """The records of one work item: one, or in agent mode the first answer's
+        (unless already recorded) and the refined one's. None when interrupted."""
+        if item.agent_turns == 0:
+            record = self.attempt(item)
+            return None if record is None else [record]
+        return self.refine(item)
+
+    def refine(self, item: WorkItem) -> list[Record] | None:
+        """Agent mode: the first answer, then up to ``agent_turns`` rewrites, each after
+        the visible tests ran on the last one; the final block is scored as usual."""
+        first_item = dataclasses.replace(item, agent_turns=0)
+        first = self.done.get(first_item.key)
+        new: list[Record] = []
+        if first is None or not is_done(first_item, self.done):
+            first = self.attempt(first_item)
+            if first is None:
+                return None
+            new.append(first)
+        if not first.scored:  # a skip stays a skip; a harness error reruns next time
+            return new if first.status == "harness_error" else [*new, self.copy(first, item)]
+        task = item.task
+        fields: dict[str, Any] = {
+            "completion": first.completion,
+            "tokens_in": first.tokens_in,
+            "tokens_out": first.tokens_out,
+            "cost_usd": first.cost_usd,
+            "duration_model_s": first.duration_model_s,
+        }
+        code, history = first.code, []
+        try:
+            sandbox, expected = self.sandbox_for(task)
+            visible = visible_tests(expected.ids[selection_key(task.tests_for(item.snippet))])
+            for turn in range(1, item.agent_turns + 1):
+                if self.stop.is_set():
+                    return None
+                result = (
+                    None
+                    if code is None
+                    else run_visible(sandbox, task, item.snippet, code, visible)
+                )
+                if visible_passed(result):
+                    break
+                history.append((fields["completion"], feedback(result, visible)))
+                answer = item.model.complete(
+                    CompletionRequest(
+                        task=task,
+                        snippet=item.snippet,
+                        sample=item.sample,
+                        prompt=refine_prompt(item.prompt, history),
+                    )
+                )
+                code = extract_code(answer.text)
+                fields["completion"] = answer.text
+                fields["tokens_in"] += answer.tokens_in
+                fields["tokens_out"] += answer.tokens_out
+                fields["cost_usd"] += answer.cost_usd
+                fields["duration_model_s"] += round(answer.latency_s, 3)
+                self.write_log(
+                    self.log_dir(item),
+                    {
+                        f"turn-{turn}-feedback.md": history[-1][1],
+                        f"turn-{turn}-completion.md": answer.text,
+                    },
+                )
+        except (ModelCallError, SandboxStartError, KeyError, OSError) as exc:
+            # Infrastructure (or a reference that fails its tests): reruns next time.
+            return [*new, self.harness_error(item, f"agent mode: {type(exc).__name__}: {exc}")]
+        extra = {
+            "turns_used": len(history),
+            "visible_tests": len(visible),
+            "first_status": first.status,
+        }
+        if code == first.code:
+            return [*new, self.copy(first, item, **fields, **extra)]
+        final = self.scored(item, {**fields, **extra})
+        return None if final is None else [*new, final]
+
+    def copy(self, record: Record, item: WorkItem, **fields: Any) -> Record:
+        """``record`` (the first answer's) as the record of ``item``."""
+        update = {
+            "agent_turns": item.agent_turns,
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            **fields,
+        }
+        return record.model_copy(update=update)
 
     def score(self, item: WorkItem, code: str) -> tuple[str, TestRun] | None:
         """Splice and test, retrying infrastructure failures; None when interrupted."""
@@ -263,7 +373,9 @@ class _Runner:
         )
 
     def log_dir(self, item: WorkItem) -> Path:
-        flag = "" if item.paper else "-nopaper"
+        flag = ("" if item.paper else "-nopaper") + (
+            f"-k{item.agent_turns}" if item.agent_turns else ""
+        )
         return (
             self.config.out / "logs" / _safe(item.model.name) / item.task.id / _safe(item.snippet)
             / f"s{item.sample}{flag}"
@@ -291,7 +403,11 @@ def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[Wor
                         task, snippet, paper=paper, context_window=model.context_window
                     )
                     for sample in range(config.samples):
-                        items.append(WorkItem(model, task, snippet, sample, paper, prompt))
+                        items.append(
+                            WorkItem(
+                                model, task, snippet, sample, paper, prompt, config.agent_turns
+                            )
+                        )
     return items
 
 
@@ -341,6 +457,8 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
         raise RcbError("--samples must be at least 1")
     if config.workers < 1:
         raise RcbError("--workers must be at least 1")
+    if config.agent_turns < 0:
+        raise RcbError("--agent-turns must be 0 or more")
     registry = load_registry(config.registry_files)
     tasks = [
         t
@@ -376,6 +494,7 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
         file=sys.stderr,
     )
     runner = _Runner(config, store)
+    runner.done = done
     for item in todo:
         runner._pending[item.task.id] += 1
     _run_pool(runner, todo, summary)
@@ -387,11 +506,12 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
 
     def work(item: WorkItem) -> str | None:
         try:
-            record = runner.attempt(item)
-            if record is None or runner.stop.is_set():
+            records = runner.attempts(item)
+            if not records or runner.stop.is_set():
                 return None  # interrupted mid-attempt: nothing is recorded, it reruns next time
-            runner.store.append(record)
-            return record.status
+            for record in records:
+                runner.store.append(record)
+            return records[-1].status
         finally:
             runner.item_done(item.task)
 
