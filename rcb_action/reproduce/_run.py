@@ -63,6 +63,7 @@ class ReproduceSummary:
     skipped: int
     done: int = 0
     invalid_tasks: dict[str, str] = field(default_factory=dict)
+    skipped_tasks: dict[str, str] = field(default_factory=dict)
     models: list[str] = field(default_factory=list)
 
 
@@ -224,6 +225,11 @@ def reproduce(
             items = [(a, s) for t, a, s in todo if t is task]
             if not items:
                 continue
+            skip = backend.skip_reason(task)
+            if skip:
+                summary.skipped_tasks[task.id] = skip
+                _say(config, f"{task.id}: {skip}")
+                continue
             packages = allowed_packages(task)
             setting = AttemptSetting(
                 backend, build_wheelhouse(packages, version), packages, config.out, judge
@@ -251,7 +257,6 @@ def reproduce(
                 _say(config, f"{task.id} / {agent.name} / s{sample}: "
                      f"{_describe(record, time.monotonic() - started)}")  # fmt: skip
     except KeyboardInterrupt:
-        backend.close()
         print(
             f"\nrcb: interrupted; {summary.done} new records are saved in {store.path}. "
             "Run the same command again to resume.",
