@@ -8,7 +8,7 @@ Prints three ratios:
      (goal: at most 0.65x on 2 cores);
   3. a rerun with nothing changed: model calls, test runs and seconds (goal: none, under 5 s).
 
-Usage: python bench/bench_harness.py [--tasks GLOB] [--rounds N]
+Usage: python bench/bench_harness.py [--tasks GLOB]
 """
 
 from __future__ import annotations
@@ -67,19 +67,26 @@ def harness(pattern: str | None, workers: int, out: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default=None, help="task id glob (default: all)")
-    parser.add_argument(
-        "--rounds", type=int, default=1, help="repeat each measurement and keep the best"
-    )
     args = parser.parse_args()
     tasks = [t for t in load_tasks(resolve_tasks_dir(), args.tasks) if t.config.kind == "snippet"]
     snippets = sum(len(t.snippets) for t in tasks)
     scratch = Path(tempfile.mkdtemp(prefix="rcb-bench-"))
+    bare = one = two = 0.0
     try:
         harness(args.tasks, 1, scratch / "warm")  # builds venvs, records reference test ids
-        bare = min(bare_pytest(tasks, scratch / f"bare{i}") for i in range(args.rounds))
-        one = min(harness(args.tasks, 1, scratch / f"one{i}") for i in range(args.rounds))
-        two = min(harness(args.tasks, 2, scratch / f"two{i}") for i in range(args.rounds))
-        out = scratch / "one0"
+        # Side by side in the order A B C C B A, so a drift in the machine's load
+        # (these machines are shared) weighs on all three alike.
+        for round_ in ("first", "second"):
+            steps = [("bare", None), ("one", 1), ("two", 2)]
+            for kind, workers in steps if round_ == "first" else reversed(steps):
+                out = scratch / f"{kind}-{round_}"
+                if workers is None:
+                    bare += bare_pytest(tasks, out)
+                elif workers == 1:
+                    one += harness(args.tasks, 1, out)
+                else:
+                    two += harness(args.tasks, 2, out)
+        out = scratch / "one-first"
         before = len(ResultStore(out).records())
         started = time.perf_counter()
         evaluate(

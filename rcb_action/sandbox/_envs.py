@@ -9,6 +9,7 @@ CA bundle, find-links), so proxied and air-gapped machines work as they do for p
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import shutil
@@ -43,6 +44,15 @@ def env_key(env_dir: Path, salt: str = "") -> str:
     return f"{env_dir.name}-{digest}"
 
 
+@functools.lru_cache(maxsize=8)
+def _python_version(python: str) -> str:
+    if python == sys.executable:
+        return sys.version + "\n"
+    return subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=True
+    ).stdout
+
+
 def build_venv(env_dir: Path, python: str = sys.executable) -> Path:
     """The venv for ``env_dir``, built if missing. Returns its root.
 
@@ -53,9 +63,7 @@ def build_venv(env_dir: Path, python: str = sys.executable) -> Path:
     Raises:
         EnvironmentBuildError: pip failed; the message names the log file.
     """
-    version = subprocess.run(
-        [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=True
-    ).stdout
+    version = _python_version(python)
     root = cache_dir("venvs")
     key = env_key(env_dir, salt=python + version)
     target = root / key
