@@ -11,13 +11,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rcb_action import __version__
-from rcb_action.agent import AgentLoop, AgentModel, Budget, StageEnd, StepLog, Workbench, utc_now
+from rcb_action.agent import AgentLoop, AgentModel, Budget, StepLog, Workbench, utc_now
 from rcb_action.errors import RcbError
 from rcb_action.models import Model, ModelCallError
 from rcb_action.prompts import paper_text
@@ -47,6 +46,12 @@ from rcb_action.tasks import Task
 
 # Files the judge is not shown as the attempt's code.
 _NOT_CODE = {"paper.md", "plan.md", RESULTS}
+# How the model's work on a stage ended, as the stage's log and error say it.
+_ENDINGS = {
+    "submitted": "",
+    "stopped": "the model stopped calling tools",
+    "budget": "the budget ran out: {limit}",
+}
 
 
 @dataclass
@@ -58,7 +63,6 @@ class AttemptSetting:
     packages: list[str]
     out: Path
     judge: Model | None = None
-    stop: Callable[[], bool] = field(default=lambda: False)
 
 
 def _stage(stage: str, status: StageStatus, **fields: Any) -> StageRecord:
@@ -99,22 +103,11 @@ class _Attempt:
         agent_s: float,
         check_s: float,
         check: Check,
-        end: StageEnd | None,
+        note: str = "",
     ) -> None:
-        error = check.error
-        if not check.passed and error:
-            if end is None and self.exhausted:
-                error += f" (the budget ran out before this stage: {self.exhausted})"
-            elif end is not None and end.reason == "budget":
-                error += f" (the budget ran out: {end.limit})"
-            elif end is not None and end.reason == "stopped":
-                error += " (the model stopped calling tools)"
-        how = (
-            ""
-            if end is None
-            else f"[the model's work ended: {end.reason} {end.limit or end.note}]\n"
-        )
-        log = self.write_log(f"{stage}.log", how + check.log)
+        """Record a checked stage; ``note`` says how the model's work on it ended."""
+        error = f"{check.error} ({note})" if check.error and note else check.error
+        log = self.write_log(f"{stage}.log", (f"[{note}]\n" if note else "") + check.log)
         self.stages[stage] = _stage(
             stage,
             "passed" if check.passed else "failed",
@@ -132,15 +125,14 @@ class _Attempt:
         for stage in AGENT_STAGES:
             if self.failed is not None:
                 break
-            if self.setting.stop():
-                raise KeyboardInterrupt
             started_at, started = utc_now(), time.monotonic()
-            end: StageEnd | None = None
             if self.exhausted is None:
                 guard = plan_guard if stage == "plan" else None
                 end = loop.run_stage(stage, stage_instructions(stage, self.task, paper), guard)
-                if end.reason == "budget":
-                    self.exhausted = end.limit
+                self.exhausted = end.limit
+                note = _ENDINGS[end.reason].format(limit=end.limit)
+            else:
+                note = f"the budget ran out before this stage: {self.exhausted}"
             agent_s = time.monotonic() - started
             checked = time.monotonic()
             if stage == "plan":
@@ -156,12 +148,12 @@ class _Attempt:
                     self.write_log(RESULTS, json.dumps(self.results, indent=1))
             check_s = time.monotonic() - checked
             steps.write("stage_check", stage=stage, passed=check.passed, error=check.error)
-            self.record_stage(stage, started_at, agent_s, check_s, check, end)
+            self.record_stage(stage, started_at, agent_s, check_s, check, note)
 
     def check_results(self, steps: StepLog) -> None:
-        started_at, started = utc_now(), time.monotonic()
         if self.failed is not None or self.results is None:
             return
+        started_at, started = utc_now(), time.monotonic()
         assert self.task.expected is not None
         code = "\n".join(t for p, t in sorted(self.files.items()) if p not in _NOT_CODE)
         self.grade = grade_results(self.results, self.task.expected, self.settings, code)
@@ -180,7 +172,7 @@ class _Attempt:
         lines += [f"needs review: {reason}" for reason in self.grade.review_reasons]
         check = Check(self.grade.passed, self.grade.error(), "\n".join(lines) + "\n")
         steps.write("stage_check", stage="result_check", passed=check.passed, error=check.error)
-        self.record_stage("result_check", started_at, 0.0, time.monotonic() - started, check, None)
+        self.record_stage("result_check", started_at, 0.0, time.monotonic() - started, check)
 
     def keep_files(self, checks: StageChecks) -> None:
         self.files = checks.files()
@@ -195,7 +187,7 @@ class _Attempt:
         judge = self.setting.judge
         if judge is None:
             return None, {}
-        if not self.stages.get("plan", _stage("plan", "failed")).success:
+        if self.failed == "plan":
             # No plan, no code: nothing to grade, and nothing that could pass.
             return None, {"plan": 0.0, "method_accuracy": 0.0, "experiment_design": 0.0}
         code = {p: t for p, t in self.files.items() if p not in _NOT_CODE}

@@ -109,6 +109,13 @@ def gold_passed(record: ReproductionRecord) -> bool:
     return record.scored and record.failed_stage is None
 
 
+def gold_failure(record: ReproductionRecord) -> str:
+    """Why a gold run failed: the harness error, or the first stage's error."""
+    if not record.scored:
+        return f"harness error: {record.message}"
+    return next((f"{s.stage}: {s.error}" for s in record.stages.values() if s.error), "")
+
+
 def _gold_cache(task: Task, sandbox: str) -> Path:
     where = sandbox if sandbox != "docker" else f"docker-{os.environ.get('RCB_BASE_IMAGE', '')}"
     return cache_dir("repro-gold") / f"{task.id}-{task.sha}-{_safe(where)}.json"
@@ -216,8 +223,11 @@ def reproduce(
         agent.check()
     if judge is not None:
         judge.check()
-    _say(config, f"{len(todo)} attempts to run ({summary.skipped} already done), "
-         f"sandbox {config.sandbox}; results in {store.path}")  # fmt: skip
+    _say(
+        config,
+        f"{len(todo)} attempts to run ({summary.skipped} already done), "
+        f"sandbox {config.sandbox}; results in {store.path}",
+    )
     backend = get_backend(config.sandbox, config.limits)
     try:
         version = _python_version(backend, todo[0][0])
@@ -237,9 +247,7 @@ def reproduce(
             gold, fresh = gold_run(task, setting, config)
             gold_store.append(gold)
             if not gold_passed(gold):
-                why = gold.message or next(
-                    (f"{s.stage}: {s.error}" for s in gold.stages.values() if s.error), ""
-                )
+                why = gold_failure(gold)
                 summary.invalid_tasks[task.id] = why
                 _say(
                     config, f"{task.id}: INVALID, its gold run fails ({why}); no model is run on it"
@@ -254,8 +262,8 @@ def reproduce(
                     record = run_attempt(task, agent, sample, setting, log_rel)
                 store.append(record)
                 summary.done += 1
-                _say(config, f"{task.id} / {agent.name} / s{sample}: "
-                     f"{_describe(record, time.monotonic() - started)}")  # fmt: skip
+                outcome = _describe(record, time.monotonic() - started)
+                _say(config, f"{task.id} / {agent.name} / s{sample}: {outcome}")
     except KeyboardInterrupt:
         print(
             f"\nrcb: interrupted; {summary.done} new records are saved in {store.path}. "
@@ -275,8 +283,7 @@ def gold_summary(out: Path) -> dict[str, dict[str, object]]:
         task: {
             "valid": gold_passed(record),
             "failed_stage": record.failed_stage,
-            "message": record.message
-            or next((s.error or "" for s in record.stages.values() if s.error), ""),
+            "message": "" if gold_passed(record) else gold_failure(record),
             "task_sha": record.task_sha,
         }
         for task, record in sorted(latest.items())

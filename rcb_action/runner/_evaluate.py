@@ -288,7 +288,13 @@ class _Runner:
         code, history = first.code, []
         try:
             sandbox, expected = self.sandbox_for(task)
-            visible = visible_tests(expected.ids[selection_key(task.tests_for(item.snippet))])
+            ids = expected.ids.get(selection_key(task.tests_for(item.snippet)))
+            if ids is None:
+                return [
+                    *new,
+                    self.harness_error(item, "task invalid: the reference fails its tests"),
+                ]
+            visible = visible_tests(ids)
             for turn in range(1, item.agent_turns + 1):
                 if self.stop.is_set():
                     return None
@@ -321,8 +327,8 @@ class _Runner:
                         f"turn-{turn}-completion.md": answer.text,
                     },
                 )
-        except (ModelCallError, SandboxStartError, KeyError, OSError) as exc:
-            # Infrastructure (or a reference that fails its tests): reruns next time.
+        except (ModelCallError, SandboxStartError, OSError) as exc:
+            # Infrastructure: this attempt reruns next time.
             return [*new, self.harness_error(item, f"agent mode: {type(exc).__name__}: {exc}")]
         extra = {
             "turns_used": len(history),
