@@ -46,16 +46,12 @@ class Check:
 def _results_format(task: Task) -> str:
     settings = task.config.reproduction
     assert settings is not None
-    lines = [
-        "{",
-        f'  "metrics": {{"<metric>": [one number per run, at least {settings.runs} runs]}},',
-    ]
+    fields = [f'  "metrics": {{"<metric>": [one number per run, at least {settings.runs} runs]}}']
     if settings.curves:
-        lines.append('  "curves": {"<curve>": {"x": [numbers], "y": [numbers]}},')
+        fields.append('  "curves": {"<curve>": {"x": [numbers], "y": [numbers]}}')
     if settings.splits:
-        lines.append('  "splits": {"<split>": ["<sha256 hex digest of each example in it>", ...]},')
-    lines.append("}")
-    lines.append("\nMetrics:")
+        fields.append('  "splits": {"<split>": ["<sha256 hex digest of each example in it>", ...]}')
+    lines = ["{", ",\n".join(fields), "}", "\nMetrics:"]
     lines += [f"- {name}: {text}" for name, text in settings.metrics.items()]
     if settings.curves:
         lines.append("\nCurves:")
