@@ -383,15 +383,19 @@ def test_records_append_resume_and_survive_a_torn_line(tmp_path):
     assert latest[("t1", "a", 0)].failed_stage == "plan"
 
 
-def test_the_site_reader_accepts_the_records(tmp_path):
-    from rcb_action.site import read_reproduction
+def test_the_site_shows_the_report_section(tmp_path):
+    from rcb_action.models import load_registry
+    from rcb_action.site import read_reproduction, reproduction_view
 
     store = ReproductionStore(tmp_path)
     store.append(record("a", "t1", failed="code_impl"))
     (run,) = read_reproduction(tmp_path / REPRODUCTION_FILE)
     assert run.stage_passed("env_setup") and not run.stage_passed("code_impl")
+    view = reproduction_view([run], {}, load_registry())
     assert (
-        run.dimension_score("env_setup") == 1.0 and run.dimension_score("code_runnability") == 0.0
+        view is not None
+        and view.rows[0].failure_rates
+        == reproduction_section([run])["models"]["a"]["failure_rates"]
     )
 
 

@@ -108,12 +108,22 @@ def synthetic_records() -> list[Record]:
 
 NEWEST = max(r.created_at for r in synthetic_records())
 
-REPRODUCTION_RUNS = [
-    {"model": "acme/large", "task": "t1", "dimensions": {"env_setup": True, "code_runnability": 0.5},
-     "stages": {"plan": "pass", "env_setup": {"passed": True}, "code_impl": False}},
-    {"model": "acme/large", "task": "t2", "dimensions": {"env_setup": False},
-     "stages": {"plan": True, "env_setup": "failed"}, "extra": "ignored"},
-]  # fmt: skip
+
+def reproduction_record(model: str, task: str, failed: str | None = None, **fields):
+    """A reproduction attempt that passed every stage before ``failed``."""
+    from rcb_action.reproduce import STAGES, ReproductionRecord, StageRecord, dimensions_of
+
+    stages, dead = {}, False
+    for stage in STAGES:
+        dead = dead or stage == failed
+        status = "failed" if stage == failed else ("not_run" if dead else "passed")
+        stages[stage] = StageRecord(stage=stage, status=status, success=status == "passed")
+    scores = fields.pop("scores", {"plan": 0.8, "method_accuracy": 0.7, "experiment_design": 0.4})
+    return ReproductionRecord(
+        task=task, model=model, task_sha="abc", published=dt.date(2025, 3, 1), status="scored",
+        failed_stage=failed, stages=stages, scores=scores, dimensions=dimensions_of(stages, scores, 0.6),
+        created_at="2025-06-02T10:00:00+00:00", **fields,
+    )  # fmt: skip
 
 
 def write_registry(path: Path) -> Path:
@@ -445,24 +455,52 @@ def test_pages_say_what_they_must(tmp_path, results, registry_file):
     assert "No reproduction results yet" in (out / "reproduction.html").read_text()
 
 
-def test_reproduction_results_are_read_when_present(tmp_path, results, registry_file, capsys):
-    runs = REPRODUCTION_RUNS
-    lines = [json.dumps(r) for r in runs]
-    (results / "reproduction.jsonl").write_text(lines[0] + "\nnot json\n" + lines[1] + "\n")
+def test_reproduction_results_are_shown_as_the_report_computes_them(
+    tmp_path, results, registry_file
+):
+    from rcb_action.reproduce import ReproductionStore, reproduction_section
+
+    store = ReproductionStore(results)
+    attempts = [
+        reproduction_record("acme/large", "t1"),
+        reproduction_record("acme/large", "t2", failed="env_setup"),
+        reproduction_record("acme/large", "t3", needs_review=True, review_reasons=["train and test splits overlap"]),
+    ]  # fmt: skip
+    for attempt in attempts:
+        store.append(attempt)
     out = build([results], tmp_path / "site", registry_file)
-    assert "skipping a malformed reproduction run" in capsys.readouterr().err
     page = (out / "reproduction.html").read_text()
     assert "No reproduction results yet" not in page
-    assert "2 runs · 1 model · 2 papers" in page
-    assert ">50.0<" in page  # env_setup passed in 1 of 2 runs; runnability 0.5 in one
+    assert "3 attempts · 1 model · 3 papers" in page
+    section = reproduction_section(attempts)["models"]["acme/large"]
+    env_rate = section["failure_rates"]["env_setup"]
+    assert f">{env_rate:.1f}<" in page  # one of three attempts failed environment setup
+    assert ">train and test splits overlap<" in page
+    assert (
+        f">{section['plan_score']:.1f}<" in page and f">{section['execution_success']:.1f}<" in page
+    )
     inputs = load_results([results])
-    assert len(inputs.reproduction) == 2
+    assert len(inputs.reproduction) == 3
 
     only = tmp_path / "repro-only"
-    only.mkdir()
-    (only / "reproduction.jsonl").write_text(lines[0] + "\n")
+    ReproductionStore(only).append(attempts[0])
     page = (build([only], tmp_path / "s2", registry_file) / "reproduction.html").read_text()
-    assert "1 run · 1 model · 1 paper" in page
+    assert "1 attempt · 1 model · 1 paper" in page
+
+
+def test_a_task_whose_gold_run_failed_is_listed_not_scored(tmp_path, results, registry_file):
+    from rcb_action.reproduce import GOLD_FILE, ReproductionStore
+
+    ReproductionStore(results).append(reproduction_record("acme/large", "t1"))
+    ReproductionStore(results).append(
+        reproduction_record("acme/large", "broken", failed="code_impl")
+    )
+    gold = ReproductionStore(results, name=GOLD_FILE)
+    gold.append(reproduction_record("reference", "broken", failed="train_debug"))
+    gold.append(reproduction_record("reference", "t1"))
+    page = (build([results], tmp_path / "site", registry_file) / "reproduction.html").read_text()
+    assert "Not scored: 1 task whose gold run failed (broken" in page
+    assert "1 attempt · 1 model · 1 paper" in page
 
 
 def test_an_empty_results_file_builds_empty_states(tmp_path, registry_file):

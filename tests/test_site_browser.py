@@ -9,7 +9,6 @@ Skipped (with the reason) where Chromium or Playwright is missing, except under 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import ROOT
 from test_site import (
-    REPRODUCTION_RUNS,
+    reproduction_record,
     synthetic_records,
     toy_tasks,
     write_registry,
@@ -26,7 +25,8 @@ from test_site import (
 )
 
 from rcb_action.models import load_registry
-from rcb_action.site import MIN_WINDOW_SNIPPETS, REPRODUCTION_FILE, build_site, window_ranking
+from rcb_action.reproduce import ReproductionStore
+from rcb_action.site import MIN_WINDOW_SNIPPETS, build_site, window_ranking
 
 pytestmark = pytest.mark.browser
 
@@ -71,8 +71,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     registry_file = write_registry(base / "registry.yaml")
     out = base / "site"
     results = write_results(base / "results", records)
-    runs = "".join(json.dumps(run) + "\n" for run in REPRODUCTION_RUNS)
-    (results / REPRODUCTION_FILE).write_text(runs, encoding="utf-8")
+    store = ReproductionStore(results)
+    store.append(reproduction_record("acme/large", "t1"))
+    store.append(reproduction_record("acme/large", "t2", failed="env_setup"))
     build_site(
         [results],
         out,

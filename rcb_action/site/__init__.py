@@ -14,8 +14,9 @@ from rcb_action.site._reproduction import (
     DIMENSIONS,
     REPRODUCTION_FILE,
     STAGES,
-    ReproductionRun,
+    ReproductionView,
     read_reproduction,
+    reproduction_view,
 )
 from rcb_action.site._window import (
     MIN_WINDOW_SNIPPETS,
@@ -32,7 +33,7 @@ __all__ = [
     "REPRODUCTION_FILE",
     "SITE_DIR_ENV",
     "STAGES",
-    "ReproductionRun",
+    "ReproductionView",
     "SiteBuild",
     "SiteData",
     "SiteInputs",
@@ -46,6 +47,7 @@ __all__ = [
     "load_results",
     "read_reproduction",
     "render_site",
+    "reproduction_view",
     "results_fingerprint",
     "site_dir",
     "window_data",

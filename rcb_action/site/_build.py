@@ -208,7 +208,7 @@ def build_site(
     folder = resolve_tasks_dir(tasks_dir)
     tasks = load_tasks(folder) if tasks_dir is not None or folder.is_dir() else []
     registry = load_registry(registry_files)
-    data = build_site_data(inputs.records, tasks, registry, inputs.reproduction)
+    data = build_site_data(inputs.records, tasks, registry, inputs.reproduction, inputs.gold)
     site_dir()  # fail before touching --out when the templates are missing
     staging = _prepare_out(out)
     try:

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rcb_action.errors import RcbError
+from rcb_action.reproduce import ReproductionRecord
 from rcb_action.results import RESULTS_FILE, Record, combine_records, read_records
-from rcb_action.site._reproduction import REPRODUCTION_FILE, ReproductionRun, read_reproduction
+from rcb_action.site._reproduction import GOLD_FILE, REPRODUCTION_FILE, read_gold, read_reproduction
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,8 @@ class SiteInputs:
     """The records (one per key, sorted by key), reproduction runs, and their identity."""
 
     records: list[Record]
-    reproduction: list[ReproductionRun]
+    reproduction: list[ReproductionRecord]
+    gold: dict[str, dict[str, object]]
     fingerprint: str
     built_at: dt.datetime | None
 
@@ -29,7 +31,7 @@ def results_fingerprint(dirs: Sequence[Path]) -> str:
     sorted order: the same results give the same fingerprint however they are split
     into folders or ordered within them."""
     digest = hashlib.sha256()
-    for name in (RESULTS_FILE, REPRODUCTION_FILE):
+    for name in (RESULTS_FILE, REPRODUCTION_FILE, GOLD_FILE):
         lines: set[bytes] = set()
         for directory in dirs:
             path = Path(directory) / name
@@ -52,7 +54,7 @@ def _parse_time(text: str) -> dt.datetime | None:
 
 def build_time(
     records: Sequence[Record],
-    runs: Sequence[ReproductionRun] = (),
+    runs: Sequence[ReproductionRecord] = (),
     environ: Mapping[str, str] | None = None,
 ) -> dt.datetime | None:
     """``$SOURCE_DATE_EPOCH`` when set (reproducible builds), else the newest record's
@@ -84,7 +86,8 @@ def load_results(dirs: Sequence[Path]) -> SiteInputs:
         RcbError: a folder holds neither ``results.jsonl`` nor ``reproduction.jsonl``.
     """
     groups: list[list[Record]] = []
-    runs: dict[tuple[str, str, int], ReproductionRun] = {}
+    runs: dict[tuple[str, str, int], ReproductionRecord] = {}
+    gold: dict[str, dict[str, object]] = {}
     for directory in dirs:
         results, repro = Path(directory) / RESULTS_FILE, Path(directory) / REPRODUCTION_FILE
         if not results.is_file() and not repro.is_file():
@@ -94,13 +97,15 @@ def load_results(dirs: Sequence[Path]) -> SiteInputs:
             )
         groups.append(read_records(results))
         for run in read_reproduction(repro):
-            runs[(run.model, run.task, run.sample)] = run
+            runs[run.key] = run
+        gold.update(read_gold(Path(directory)))
     chosen = combine_records(groups)
     records = [chosen[key] for key in sorted(chosen)]
     repro_runs = [runs[key] for key in sorted(runs)]
     return SiteInputs(
         records=records,
         reproduction=repro_runs,
+        gold=gold,
         fingerprint=results_fingerprint(dirs),
         built_at=build_time(records, repro_runs),
     )

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rcb_action.models import Registry
 from rcb_action.report import outcomes_of, summarize
+from rcb_action.reproduce import ReproductionRecord
 from rcb_action.results import Record
 from rcb_action.scoring import (
     FAILURE_CLASSES,
@@ -22,13 +23,7 @@ from rcb_action.scoring import (
     scaled_pass_at_1,
 )
 from rcb_action.site._charts import Segment, stacked
-from rcb_action.site._reproduction import (
-    DimensionRow,
-    FunnelStep,
-    ReproductionRun,
-    dimension_table,
-    stage_funnel,
-)
+from rcb_action.site._reproduction import ReproductionView, reproduction_view
 from rcb_action.site._select import by_model, headline, scored_only, with_paper, without_paper
 from rcb_action.site._window import (
     WindowResult,
@@ -162,17 +157,6 @@ class AblationRow:
     paired: dict[str, float] | None
 
 
-@dataclass(frozen=True)
-class ReproductionView:
-    runs: int
-    models: int
-    tasks: int
-    dimensions: list[DimensionRow]
-    funnel: list[FunnelStep]
-    funnel_by_model: dict[str, list[FunnelStep]]
-    names: dict[str, str]
-
-
 @dataclass
 class SiteData:
     """Everything the templates need."""
@@ -288,25 +272,6 @@ def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -
     )
 
 
-def _reproduction_view(
-    runs: Sequence[ReproductionRun], registry: Registry
-) -> ReproductionView | None:
-    if not runs:
-        return None
-    per_model: dict[str, list[ReproductionRun]] = defaultdict(list)
-    for run in runs:
-        per_model[run.model].append(run)
-    return ReproductionView(
-        runs=len(runs),
-        models=len(per_model),
-        tasks=len({r.task for r in runs}),
-        dimensions=dimension_table(runs),
-        funnel=stage_funnel(runs),
-        funnel_by_model={m: stage_funnel(rs) for m, rs in sorted(per_model.items())},
-        names={m: registry.display_name(m) for m in per_model},
-    )
-
-
 def _rank(models: Sequence[ModelView]) -> list[ModelView]:
     """Best first; equal scores (to 1e-6) share a rank; models with no score come last."""
     ordered = sorted(models, key=lambda v: (v.scaled is None, -score_key(v.scaled or 0.0), v.id))
@@ -376,7 +341,8 @@ def build_site_data(
     records: Sequence[Record],
     tasks: Sequence[Task],
     registry: Registry,
-    reproduction: Sequence[ReproductionRun] = (),
+    reproduction: Sequence[ReproductionRecord] = (),
+    gold: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> SiteData:
     """Scores, tables and chart geometry for every page, in a deterministic order."""
     grouped = by_model(records)
@@ -444,7 +410,7 @@ def build_site_data(
         domains=sorted({r.domain for recs in scored.values() for r in recs}),
         failure_classes=classes,
         ablation=ablation,
-        reproduction=_reproduction_view(reproduction, registry),
+        reproduction=reproduction_view(reproduction, gold or {}, registry),
         window=encode_window(scored, registry, meta),
         window_default=rank_window(scored, registry, *window) if window else None,
         records=len(records),

@@ -1,130 +1,107 @@
-"""The reproduction track's results as the site shows them: five dimensions and a stage funnel.
+"""The reproduction track on the site: five failure rates per model, the stage funnel,
+planning against doing, suspicious successes and invalid tasks.
 
-The reproduction track writes ``reproduction.jsonl`` next to ``results.jsonl``, one
-JSON object per run. Until that track settles its record, this reader is tolerant:
-it needs ``model`` and ``task``; ``dimensions`` maps each dimension to a pass (bool)
-or a score in [0, 1]; ``stages`` maps each stage to a bool, a status string
-(``pass``/``passed``/``ok``/``success`` pass) or an object with ``passed`` or
-``status``. Unknown keys are kept and ignored; a malformed line is skipped with a
-warning (a torn last line silently).
+The numbers come from :func:`rcb_action.reproduce.reproduction_section`, the same
+function ``rcb report`` uses, so the site and the report always agree. Runs are read
+from ``reproduction.jsonl`` and each task's gold run from ``repro-gold.jsonl``: a task
+whose gold run failed is listed as invalid and never scored.
 """
 
 from __future__ import annotations
 
-import sys
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from rcb_action.models import Registry
+from rcb_action.reproduce import (
+    GOLD_FILE,
+    REPRODUCTION_FILE,
+    ReproductionRecord,
+    gold_summary,
+    read_reproduction_records,
+    reproduction_section,
+)
+from rcb_action.reproduce._report import DIMENSION_LABELS, STAGE_LABELS
 
-REPRODUCTION_FILE = "reproduction.jsonl"
-
-DIMENSIONS: dict[str, str] = {
-    "env_setup": "Environment setup",
-    "code_runnability": "Code runnability",
-    "method_accuracy": "Method accuracy",
-    "experiment_design": "Experiment design",
-    "result_consistency": "Result consistency",
-}
-STAGES: dict[str, str] = {
-    "plan": "Plan",
-    "env_setup": "Environment setup",
-    "code_impl": "Code implementation",
-    "train_debug": "Train and debug",
-    "result_check": "Result check",
-}
-_PASSING = {"pass", "passed", "ok", "success", "succeeded", "done"}
+DIMENSIONS: dict[str, str] = dict(DIMENSION_LABELS)
+STAGES: dict[str, str] = dict(STAGE_LABELS)
+__all__ = ["DIMENSIONS", "GOLD_FILE", "REPRODUCTION_FILE", "STAGES", "ReproductionView"]
 
 
-class ReproductionRun(BaseModel):
-    """One agent run on one reproduction task, as far as the site needs it."""
-
-    model_config = ConfigDict(extra="allow")
-
-    model: str
-    task: str
-    sample: int = 0
-    dimensions: dict[str, bool | float] = {}
-    stages: dict[str, Any] = {}
-    created_at: str = ""
-
-    def dimension_score(self, name: str) -> float | None:
-        value = self.dimensions.get(name)
-        if value is None:
-            return None
-        return max(0.0, min(1.0, float(value)))
-
-    def stage_passed(self, name: str) -> bool:
-        value = self.stages.get(name)
-        if isinstance(value, dict):
-            value = value.get("passed", value.get("status"))
-        if isinstance(value, str):
-            return value.strip().lower() in _PASSING
-        return bool(value)
+def read_reproduction(path: Path) -> list[ReproductionRecord]:
+    """The attempts of a ``reproduction.jsonl`` (none when absent; malformed lines skipped)."""
+    return read_reproduction_records(path)
 
 
-def read_reproduction(path: Path) -> list[ReproductionRun]:
-    """The runs of a ``reproduction.jsonl`` (none when the file is absent); the last
-    line for a (model, task, sample) wins."""
-    if not path.is_file():
-        return []
-    runs: dict[tuple[str, str, int], ReproductionRun] = {}
-    lines = path.read_bytes().split(b"\n")
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            run = ReproductionRun.model_validate_json(raw)
-        except ValidationError:
-            if number != len(lines):
-                print(
-                    f"rcb: {path}:{number}: skipping a malformed reproduction run", file=sys.stderr
-                )
-            continue
-        runs[(run.model, run.task, run.sample)] = run
-    return list(runs.values())
+def read_gold(directory: Path) -> dict[str, dict[str, Any]]:
+    """Each task's gold run in a results folder: valid or not, and why."""
+    return {task: dict(info) for task, info in gold_summary(directory).items()}
 
 
 @dataclass(frozen=True)
-class DimensionRow:
-    """One model's pass rate (percent) on each dimension, over its runs."""
+class ModelRow:
+    """One model's line in the five-dimension table and the planning-against-doing table."""
 
     model: str
-    runs: int
-    rates: dict[str, float | None]
+    name: str
+    attempts: int
+    failure_rates: dict[str, float | None]
+    plan_score: float | None
+    execution_success: float | None
+    gap: float | None
+    full_reproduction: float | None
+    needs_review: int
+    harness_errors: int
+    funnel: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
-class FunnelStep:
-    """Runs that passed this stage and every stage before it."""
+class ReproductionView:
+    """What the reproduction page shows."""
 
-    stage: str
-    label: str
-    runs: int
-    share: float
-
-
-def dimension_table(runs: Sequence[ReproductionRun]) -> list[DimensionRow]:
-    by_model: dict[str, list[ReproductionRun]] = defaultdict(list)
-    for run in runs:
-        by_model[run.model].append(run)
-    rows = []
-    for model, group in sorted(by_model.items()):
-        rates: dict[str, float | None] = {}
-        for name in DIMENSIONS:
-            scores = [s for s in (r.dimension_score(name) for r in group) if s is not None]
-            rates[name] = 100.0 * sum(scores) / len(scores) if scores else None
-        rows.append(DimensionRow(model, len(group), rates))
-    return rows
+    attempts: int
+    models: int
+    tasks: int
+    rows: list[ModelRow]
+    funnel: list[dict[str, Any]]
+    needs_review: list[dict[str, Any]]
+    invalid_tasks: dict[str, dict[str, Any]]
+    names: dict[str, str]
 
 
-def stage_funnel(runs: Sequence[ReproductionRun]) -> list[FunnelStep]:
-    steps = []
-    alive = list(runs)
-    for stage, label in STAGES.items():
-        alive = [r for r in alive if r.stage_passed(stage)]
-        steps.append(FunnelStep(stage, label, len(alive), 100.0 * len(alive) / max(len(runs), 1)))
-    return steps
+def reproduction_view(
+    records: Sequence[ReproductionRecord], gold: Mapping[str, Mapping[str, Any]], registry: Registry
+) -> ReproductionView | None:
+    """The page's data, or None when there is nothing to show (the empty state)."""
+    if not records and not gold:
+        return None
+    section = reproduction_section(records, gold)
+    rows = [
+        ModelRow(
+            model=model,
+            name=registry.display_name(model),
+            attempts=entry["attempts"],
+            failure_rates=entry["failure_rates"],
+            plan_score=entry["plan_score"],
+            execution_success=entry["execution_success"],
+            gap=entry["plan_execution_gap"],
+            full_reproduction=entry["full_reproduction"],
+            needs_review=entry["needs_review"],
+            harness_errors=entry["harness_errors"],
+            funnel=entry["funnel"],
+        )
+        for model, entry in section["models"].items()
+    ]
+    scored_tasks = {r.task for r in records if r.scored and r.task not in section["invalid_tasks"]}
+    return ReproductionView(
+        attempts=section["attempts"],
+        models=len(rows),
+        tasks=len(scored_tasks),
+        rows=rows,
+        funnel=section["funnel"],
+        needs_review=section["needs_review"],
+        invalid_tasks=section["invalid_tasks"],
+        names={row.model: row.name for row in rows},
+    )
