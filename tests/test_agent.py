@@ -228,7 +228,7 @@ def test_replay_file_is_checked_line_by_line(tmp_path):
     assert ReplayAgent(path).name == "replay:a"
     for row, message in [
         ("not json", "not valid JSON"),
-        (json.dumps({"turns": []}), "string field 'task'"),
+        (json.dumps({"turns": []}), "field 'task' must be a string"),
         (json.dumps({"task": "t", "turns": {}}), "'turns' must be a list"),
         (json.dumps({"task": "t", "turns": [], "colour": 1}), "unknown field 'colour'"),
         (json.dumps({"task": "t", "turns": [{"tool_calls": [{}]}]}), "each tool call needs"),

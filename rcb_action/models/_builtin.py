@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model
@@ -34,6 +35,51 @@ class NullModel(Model):
         return Completion(text=fenced("pass"))
 
 
+def read_replay(
+    path: Path, strings: tuple[str, ...], optional: set[str]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    """The rows of a replay JSONL file, checked, with their ``file:line``; and the name
+    results are recorded under: the ``model`` every row names, else ``replay:<stem>``.
+
+    Args:
+        path: the file.
+        strings: fields every row must have, as strings.
+        optional: other fields a row may have (``sample`` defaults to 0).
+
+    Raises:
+        RcbError: the file is missing or a row is malformed (one line, ``file:line``).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise RcbError(f"{path}: replay file not found (--model replay:FILE)") from None
+    rows: list[tuple[str, dict[str, Any]]] = []
+    names: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RcbError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise RcbError(f"{where}: expected a JSON object")
+        for field in strings:
+            if not isinstance(row.get(field), str):
+                raise RcbError(f"{where}: field '{field}' must be a string")
+        sample = row.setdefault("sample", 0)
+        if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
+            raise RcbError(f"{where}: field 'sample' must be a non-negative integer")
+        unknown = set(row) - set(strings) - optional
+        if unknown:
+            raise RcbError(f"{where}: unknown field '{sorted(unknown)[0]}'")
+        if isinstance(row.get("model"), str):
+            names.add(row["model"])
+        rows.append((where, row))
+    return rows, names.pop() if len(names) == 1 else f"replay:{path.stem}"
+
+
 class ReplayModel(Model):
     """Completions made elsewhere, from a JSONL file.
 
@@ -46,39 +92,14 @@ class ReplayModel(Model):
     def __init__(self, path: Path) -> None:
         self.path = path
         self._answers: dict[tuple[str, str, int], str] = {}
-        names: set[str] = set()
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            raise RcbError(f"{path}: replay file not found (--model replay:FILE)") from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise RcbError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise RcbError(f"{where}: expected a JSON object")
-            for field in ("task", "snippet", "completion"):
-                if not isinstance(row.get(field), str):
-                    raise RcbError(f"{where}: field '{field}' must be a string")
-            sample = row.get("sample", 0)
-            if not isinstance(sample, int) or isinstance(sample, bool) or sample < 0:
-                raise RcbError(f"{where}: field 'sample' must be a non-negative integer")
-            unknown = set(row) - {"task", "snippet", "sample", "completion", "model"}
-            if unknown:
-                raise RcbError(f"{where}: unknown field '{sorted(unknown)[0]}'")
-            key = (row["task"], row["snippet"], sample)
+        rows, self.name = read_replay(path, ("task", "snippet", "completion"), {"sample", "model"})
+        for where, row in rows:
+            key = (row["task"], row["snippet"], row["sample"])
             if key in self._answers:
                 raise RcbError(
-                    f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {sample}"
+                    f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {key[2]}"
                 )
             self._answers[key] = row["completion"]
-            if isinstance(row.get("model"), str):
-                names.add(row["model"])
-        self.name = names.pop() if len(names) == 1 else f"replay:{path.stem}"
 
     def complete(self, request: CompletionRequest) -> Completion:
         return Completion(

@@ -8,13 +8,12 @@ last line is repaired on open); a rerun appends, and the newest line for a
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from rcb_action.results import ResultStore
+from rcb_action.results import ResultStore, read_jsonl
 
 REPRODUCTION_FILE = "reproduction.jsonl"
 GOLD_FILE = "repro-gold.jsonl"
@@ -157,27 +156,9 @@ class ReproductionRecord(_Open):
 
 
 def read_reproduction_records(path: Path) -> list[ReproductionRecord]:
-    """Every well-formed record of a reproduction file, in file order (none when absent).
-
-    A torn last line (a crash mid-write) is ignored; any other malformed line is
-    reported on stderr and skipped.
-    """
-    if not path.is_file():
-        return []
-    records: list[ReproductionRecord] = []
-    lines = path.read_bytes().split(b"\n")
-    for number, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            records.append(ReproductionRecord.model_validate_json(raw))
-        except ValidationError:
-            if number != len(lines):
-                print(
-                    f"rcb: {path}:{number}: skipping a malformed reproduction record",
-                    file=sys.stderr,
-                )
-    return records
+    """Every well-formed record of a reproduction file, in file order (none when absent);
+    a torn last line is ignored, other malformed lines are reported and skipped."""
+    return read_jsonl(path, ReproductionRecord, "reproduction record")
 
 
 def latest(records: list[ReproductionRecord]) -> dict[ReproKey, ReproductionRecord]:

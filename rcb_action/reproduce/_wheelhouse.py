@@ -11,17 +11,15 @@ machines work as they do for pip.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import platform
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from rcb_action.errors import RcbError
-from rcb_action.paths import cache_dir
+from rcb_action.paths import build_once, cache_dir
 from rcb_action.tasks import Task
 
 WHEELHOUSE_MOUNT = "/wheels"
@@ -64,18 +62,8 @@ def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
     """
     key_text = "\n".join([python_version, platform.machine(), *requirements])
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    root = cache_dir("wheelhouses")
-    target = root / key
-    marker = target / ".rcb-complete"
-    if marker.is_file():
-        return target
-    log = root / f"{key}.log"
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.is_file():
-            return target
-        staging = root / f".{key}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
+
+    def download(staging: Path, log: Path) -> None:
         staging.mkdir()
         if requirements:
             argv = [
@@ -90,7 +78,6 @@ def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
                     argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
                 )
             if result.returncode != 0:
-                shutil.rmtree(staging, ignore_errors=True)
                 raise RcbError(
                     f"the wheelhouse for {', '.join(requirements)} (Python {python_version}) "
                     f"could not be downloaded; see {log}"
@@ -98,7 +85,5 @@ def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
         for wheel in staging.iterdir():
             wheel.chmod(0o644)
         staging.chmod(0o755)
-        (staging / ".rcb-complete").write_text("\n".join(requirements) + "\n")
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-    return target
+
+    return build_once(cache_dir("wheelhouses"), key, download)

@@ -7,6 +7,7 @@ from rcb_action.results._store import (
     ResultStore,
     combine_records,
     merge_stores,
+    read_jsonl,
     read_records,
 )
 
@@ -17,5 +18,6 @@ __all__ = [
     "ResultStore",
     "combine_records",
     "merge_stores",
+    "read_jsonl",
     "read_records",
 ]

@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -69,25 +69,34 @@ class Record(BaseModel):
         return self.status in ("pass", "fail")
 
 
-def read_records(path: Path) -> list[Record]:
-    """Every well-formed record of a results file, in file order.
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def read_jsonl(path: Path, model: type[ModelT], what: str = "record") -> list[ModelT]:
+    """Every well-formed line of an append-only JSONL file as ``model``, in file order
+    (none when the file is absent).
 
     A torn last line (a crash mid-write) is ignored; any other malformed line is
     reported on stderr and skipped.
     """
     if not path.is_file():
         return []
-    records: list[Record] = []
+    found: list[ModelT] = []
     lines = path.read_bytes().split(b"\n")
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            records.append(Record.model_validate_json(raw))
+            found.append(model.model_validate_json(raw))
         except ValidationError:
             if number != len(lines):  # not the torn tail
-                print(f"rcb: {path}:{number}: skipping a malformed record", file=sys.stderr)
-    return records
+                print(f"rcb: {path}:{number}: skipping a malformed {what}", file=sys.stderr)
+    return found
+
+
+def read_records(path: Path) -> list[Record]:
+    """Every well-formed record of a results file, in file order (see :func:`read_jsonl`)."""
+    return read_jsonl(path, Record)
 
 
 def _latest(records: Iterable[Record]) -> dict[RecordKey, Record]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from rcb_action.errors import RcbError
 from rcb_action.tasks import Task
@@ -85,6 +87,9 @@ class Sandbox(ABC):
         """Kill what still runs and free everything; safe to call twice."""
 
 
+SandboxT = TypeVar("SandboxT", bound="Sandbox")
+
+
 def host_gpus() -> list[str]:
     """NVIDIA GPU devices on this host (``/dev/nvidia0`` ...)."""
     return sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))
@@ -99,6 +104,16 @@ class SandboxBackend(ABC):
 
     name: str
     gpus: list[str]
+
+    def __init__(self) -> None:
+        self._open: set[Sandbox] = set()
+        self._open_lock = threading.Lock()
+
+    def track(self, sandbox: SandboxT) -> SandboxT:
+        """Remember an opened sandbox, so that ``close`` can clean it up on any exit path."""
+        with self._open_lock:
+            self._open.add(sandbox)
+        return sandbox
 
     def prepare(self, task: Task) -> None:
         """Build or fetch the task's environment (cached); called before any exec.
@@ -136,7 +151,10 @@ class SandboxBackend(ABC):
         raise RcbError(f"--sandbox {self.name}: no clean sandbox for agents on this backend")
 
     def release(self, sandbox: Sandbox) -> None:
+        """Clean a sandbox up and forget it."""
         sandbox.cleanup()
+        with self._open_lock:
+            self._open.discard(sandbox)
 
     def skip_reason(self, task: Task) -> str | None:
         """Why this backend cannot run ``task`` here, or None. A task that requires a
@@ -145,6 +163,10 @@ class SandboxBackend(ABC):
             return "skipped: the task requires a GPU and this host has none"
         return None
 
-    @abstractmethod
     def close(self) -> None:
         """Kill and remove everything this backend started. Safe to call twice."""
+        with self._open_lock:
+            sandboxes = list(self._open)
+            self._open.clear()
+        for sandbox in sandboxes:
+            sandbox.cleanup()

@@ -407,14 +407,13 @@ class DockerBackend(SandboxBackend):
     name = "docker"
 
     def __init__(self, limits: Limits | None = None, *, gpus: list[str] | None = None) -> None:
+        super().__init__()
         self.limits = limits or Limits()
         self.client = docker_client()
         self.gpus = host_gpus() if gpus is None else gpus
         # A daemon behind the local socket shares this file system: bind-mount workspaces.
         self.local_daemon = str(self.client.api.base_url).startswith("http+docker://local")
         self._images: dict[Path, str] = {}
-        self._sandboxes: set[DockerSandbox] = set()
-        self._lock = threading.Lock()
         self._image_lock = threading.Lock()
         atexit.register(self.close)
 
@@ -435,9 +434,7 @@ class DockerBackend(SandboxBackend):
     def open(self, task: Task) -> DockerSandbox:
         self.prepare(task)
         sandbox = DockerSandbox(self, task, self._images[task.env_dir])
-        with self._lock:
-            self._sandboxes.add(sandbox)
-        return sandbox
+        return self.track(sandbox)
 
     def open_clean(
         self,
@@ -454,21 +451,7 @@ class DockerBackend(SandboxBackend):
         with self._image_lock:
             image = base_image_id(self.client)
         sandbox = DockerSandbox(self, task, image, python="python3", mounts=mounts, env=env)
-        with self._lock:
-            self._sandboxes.add(sandbox)
-        return sandbox
-
-    def release(self, sandbox: Sandbox) -> None:
-        sandbox.cleanup()
-        with self._lock:
-            self._sandboxes.discard(sandbox)
-
-    def close(self) -> None:
-        with self._lock:
-            sandboxes = list(self._sandboxes)
-            self._sandboxes.clear()
-        for sandbox in sandboxes:
-            sandbox.cleanup()
+        return self.track(sandbox)
 
 
 def _owner_alive(labels: dict[str, str]) -> bool:

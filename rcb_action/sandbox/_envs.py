@@ -8,17 +8,14 @@ CA bundle, find-links), so proxied and air-gapped machines work as they do for p
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from rcb_action.errors import RcbError
-from rcb_action.paths import cache_dir
+from rcb_action.paths import build_once, cache_dir
 
 # The harness needs pytest inside every environment; an env may pin its own.
 HARNESS_REQUIREMENT = "pytest>=8,<10"
@@ -64,48 +61,36 @@ def build_venv(env_dir: Path, python: str = sys.executable) -> Path:
         EnvironmentBuildError: pip failed; the message names the log file.
     """
     version = _python_version(python)
-    root = cache_dir("venvs")
     key = env_key(env_dir, salt=python + version)
-    target = root / key
-    marker = target / ".rcb-complete"
-    if marker.is_file():
-        return target
-    log = root / f"{key}.log"
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.is_file():
-            return target
-        staging = root / f".{key}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
+
+    def build(staging: Path, log: Path) -> None:
         requirements = staging.with_suffix(".txt")
         requirements.write_text(requirements_of(env_dir), encoding="utf-8")
-        with open(log, "w") as out:
-            steps = [
-                [python, "-m", "venv", str(staging)],
-                [
-                    str(staging / "bin" / "python"),
-                    "-m",
-                    "pip",
-                    "install",
-                    "--no-input",
-                    "-r",
-                    str(requirements),
-                ],
-            ]
-            for step in steps:
-                out.write(f"$ {' '.join(step)}\n")
-                out.flush()
-                result = subprocess.run(
-                    step, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-                )
-                if result.returncode != 0:
-                    shutil.rmtree(staging, ignore_errors=True)
-                    requirements.unlink(missing_ok=True)
-                    raise EnvironmentBuildError(
-                        f"environment '{env_dir.name}' failed to build ({env_dir / 'requirements.txt'}); see {log}"
+        steps = [
+            [python, "-m", "venv", str(staging)],
+            [
+                str(staging / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "--no-input",
+                "-r",
+                str(requirements),
+            ],
+        ]
+        try:
+            with open(log, "w") as out:
+                for step in steps:
+                    out.write(f"$ {' '.join(step)}\n")
+                    out.flush()
+                    result = subprocess.run(
+                        step, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
                     )
-        requirements.unlink(missing_ok=True)
-        (staging / ".rcb-complete").write_text(key + "\n")
-        shutil.rmtree(target, ignore_errors=True)
-        staging.rename(target)
-    return target
+                    if result.returncode != 0:
+                        raise EnvironmentBuildError(
+                            f"environment '{env_dir.name}' failed to build ({env_dir / 'requirements.txt'}); see {log}"
+                        )
+        finally:
+            requirements.unlink(missing_ok=True)
+
+    return build_once(cache_dir("venvs"), key, build)

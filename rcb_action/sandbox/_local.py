@@ -301,6 +301,7 @@ class LocalBackend(SandboxBackend):
         use_bwrap: bool | None = None,
         gpus: list[str] | None = None,
     ) -> None:
+        super().__init__()
         self.limits = limits or Limits()
         self.gpus = host_gpus() if gpus is None else gpus
         self.bwrap = shutil.which("bwrap") or ""
@@ -317,8 +318,6 @@ class LocalBackend(SandboxBackend):
             if use_bwrap is False:
                 why = "bubblewrap was turned off"
             _warn_unconfined(why)
-        self._sandboxes: set[LocalSandbox] = set()
-        self._lock = threading.Lock()
         self._venvs: dict[Path, Path] = {}
         first = 200_000 + (os.getpid() % 4096) * UID_SLOTS
         self._uids: queue.Queue[int] = queue.Queue()
@@ -341,9 +340,7 @@ class LocalBackend(SandboxBackend):
         workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
         workspace.chmod(0o755)
         sandbox = LocalSandbox(self, self._venvs[task.env_dir], workspace)
-        with self._lock:
-            self._sandboxes.add(sandbox)
-        return sandbox
+        return self.track(sandbox)
 
     def open_clean(
         self,
@@ -360,18 +357,4 @@ class LocalBackend(SandboxBackend):
         workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
         workspace.chmod(0o755)
         sandbox = LocalSandbox(self, None, workspace, uid=self.take_uid(), mounts=mounts, env=env)
-        with self._lock:
-            self._sandboxes.add(sandbox)
-        return sandbox
-
-    def release(self, sandbox: Sandbox) -> None:
-        sandbox.cleanup()
-        with self._lock:
-            self._sandboxes.discard(sandbox)
-
-    def close(self) -> None:
-        with self._lock:
-            sandboxes = list(self._sandboxes)
-            self._sandboxes.clear()
-        for sandbox in sandboxes:
-            sandbox.cleanup()
+        return self.track(sandbox)
