@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
-import json
 import os
 import random
 import sys
@@ -32,9 +31,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rcb_action.models import load_registry  # noqa: E402
+from rcb_action.reproduce import (  # noqa: E402
+    STAGES,
+    ReproductionRecord,
+    ReproductionStore,
+    StageRecord,
+    dimensions_of,
+)
 from rcb_action.results import RESULTS_FILE, Record  # noqa: E402
 from rcb_action.site import (  # noqa: E402
-    REPRODUCTION_FILE,
     build_site,
     build_site_data,
     load_results,
@@ -112,38 +117,28 @@ def write_results(folder: Path, models: int, snippets: int, samples: int, tasks:
                     )
                     out.write(record.model_dump_json() + "\n")
                     count += 1
-    with open(folder / REPRODUCTION_FILE, "w", encoding="utf-8") as out:
-        for m in range(models):
-            for t in range(4):
-                out.write(
-                    json.dumps(
-                        {
-                            "model": f"{PROVIDERS[m % len(PROVIDERS)]}/synthetic-model-{m:02d}",
-                            "task": f"repro-{t}",
-                            "dimensions": {
-                                d: rng.random() < 0.6
-                                for d in (
-                                    "env_setup",
-                                    "code_runnability",
-                                    "method_accuracy",
-                                    "experiment_design",
-                                    "result_consistency",
-                                )
-                            },
-                            "stages": {
-                                s: rng.random() < 0.8
-                                for s in (
-                                    "plan",
-                                    "env_setup",
-                                    "code_impl",
-                                    "train_debug",
-                                    "result_check",
-                                )
-                            },
-                        }
-                    )
-                    + "\n"
+    store = ReproductionStore(folder)
+    for m in range(models):
+        for t in range(4):
+            stages, dead = {}, False
+            for stage in STAGES:
+                dead = dead or rng.random() > 0.8
+                status = "not_run" if dead else "passed"
+                stages[stage] = StageRecord(stage=stage, status=status, success=not dead)
+            scores = {
+                "plan": rng.random(),
+                "method_accuracy": rng.random(),
+                "experiment_design": rng.random(),
+            }
+            failed = next((name for name, st in stages.items() if not st.success), None)
+            store.append(
+                ReproductionRecord(
+                    task=f"repro-{t}", model=f"{PROVIDERS[m % len(PROVIDERS)]}/synthetic-model-{m:02d}",
+                    task_sha="synthetic", published=dt.date(2025, 1, 1), status="scored", failed_stage=failed,
+                    stages=stages, scores=scores, dimensions=dimensions_of(stages, scores, 0.6),
+                    created_at=start.isoformat(),
                 )
+            )  # fmt: skip
     return count
 
 
@@ -217,6 +212,7 @@ def main() -> int:
             [],
             registry,
             inputs.reproduction,
+            inputs.gold,
         )
         staging = base / "staging"
         staging.mkdir()
