@@ -13,7 +13,7 @@ ORDER = 75
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "task",
-        help="start a new task from a queued paper (rcb task new ARXIV_ID)",
+        help="task folders: new ARXIV_ID (scaffold from the crawler queue), index (tasks/README.md)",
         description="Work on task folders.",
     )
     actions = parser.add_subparsers(dest="task_command", metavar="ACTION")

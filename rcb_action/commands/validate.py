@@ -13,7 +13,7 @@ ORDER = 50
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "validate",
-        help="check tasks: schema, tags, reference passes, null fails, timing",
+        help="check tasks: schema, tags, reference passes, null fails, timing, mutants",
         description="Check task folders (all of them by default). Problems print as file:line: message; "
         "the exit status is 1 when any task has a problem.",
     )
