@@ -39,7 +39,7 @@ from rcb_action.sandbox._base import (
     SandboxBackend,
     host_gpus,
 )
-from rcb_action.sandbox._files import HostFiles
+from rcb_action.sandbox._files import DelegatedFiles, HostFiles
 from rcb_action.sandbox._images import VENV, base_image_id, ensure_image
 from rcb_action.tasks import Task
 
@@ -144,7 +144,7 @@ class _ArchiveFiles:
         self._dirs.discard(rel)
 
 
-class DockerSandbox(Sandbox):
+class DockerSandbox(DelegatedFiles, Sandbox):
     """A pool of warm containers for one task sharing one workspace.
 
     With a daemon on this host the workspace is a bind-mounted folder (file
@@ -234,19 +234,6 @@ class DockerSandbox(Sandbox):
                 self._cleaning -= 1
                 self._idle.append(container)
                 self._ready.notify()
-
-    # files
-    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
-        self.files.write_files(files, writable=writable)
-
-    def mkdir(self, path: str, *, writable: bool = True) -> None:
-        self.files.mkdir(path, writable=writable)
-
-    def read_file(self, path: str) -> bytes:
-        return self.files.read_file(path)
-
-    def remove(self, path: str) -> None:
-        self.files.remove(path)
 
     # exec
     def exec(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 
 class HostFiles:
@@ -46,3 +47,22 @@ class HostFiles:
             shutil.rmtree(target, ignore_errors=True)
         else:
             target.unlink(missing_ok=True)
+
+
+class DelegatedFiles:
+    """The sandbox file operations, handed to a ``files`` object (host folder or archive API)."""
+
+    files: HostFiles | Any
+
+    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
+        self.files.write_files(files, writable=writable)
+
+    def mkdir(self, path: str, *, writable: bool = True) -> None:
+        self.files.mkdir(path, writable=writable)
+
+    def read_file(self, path: str) -> bytes:
+        data: bytes = self.files.read_file(path)
+        return data
+
+    def remove(self, path: str) -> None:
+        self.files.remove(path)

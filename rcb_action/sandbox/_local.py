@@ -33,7 +33,7 @@ from rcb_action.sandbox._base import (
     host_gpus,
 )
 from rcb_action.sandbox._envs import build_venv
-from rcb_action.sandbox._files import HostFiles
+from rcb_action.sandbox._files import DelegatedFiles, HostFiles
 from rcb_action.tasks import Task
 
 # Only these variables reach sandboxed code; API keys and tokens never do.
@@ -81,7 +81,7 @@ def _decode(buffer: bytearray, truncated: bool, limit: int) -> str:
     return text + TRUNCATION_MARKER.format(limit=limit) if truncated else text
 
 
-class LocalSandbox(Sandbox):
+class LocalSandbox(DelegatedFiles, Sandbox):
     """A workspace folder on this machine; code runs under bubblewrap when available."""
 
     def __init__(
@@ -107,21 +107,9 @@ class LocalSandbox(Sandbox):
         self._procs: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
 
-    # files -------------------------------------------------------------
+    # files: see DelegatedFiles -----------------------------------------
     def _path(self, rel: str) -> Path:
         return self.files.path(rel)
-
-    def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
-        self.files.write_files(files, writable=writable)
-
-    def mkdir(self, path: str, *, writable: bool = True) -> None:
-        self.files.mkdir(path, writable=writable)
-
-    def read_file(self, path: str) -> bytes:
-        return self.files.read_file(path)
-
-    def remove(self, path: str) -> None:
-        self.files.remove(path)
 
     # exec --------------------------------------------------------------
     def _limits(self, timeout_s: float) -> None:
