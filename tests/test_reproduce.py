@@ -377,6 +377,24 @@ def test_a_failing_gold_run_invalidates_the_task(environment, confined, tmp_path
     assert code == 0 and "repro-toy is invalid" in stdout
 
 
+def test_validate_runs_the_gold_reproduction(environment, confined, tmp_path, cli):
+    code, _, err = cli("validate", FIXTURES / "repro-toy")
+    assert code == 0
+    assert "repro-toy: gold reproduction passed" in err
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURES, tasks)
+    script = tasks / "repro-toy" / "reference" / "darts.py"
+    script.write_text(
+        script.read_text().replace("def main():\n", "def main():\n    raise SystemExit(3)\n")
+    )
+    code, stdout, err = cli("validate", tasks / "repro-toy")
+    assert code == 1
+    assert "FAIL  repro-toy" in err
+    (problem,) = [line for line in stdout.splitlines() if "gold reproduction fails" in line]
+    assert problem.strip().startswith(f"{tasks / 'repro-toy' / 'task.yaml'}: ")
+    assert "train_debug: bash reproduce.sh exited with status 3" in problem
+
+
 def test_a_replayed_agent_from_the_command_line(environment, confined, tmp_path, cli):
     replay = tmp_path / "agent.jsonl"
     turns = [turn_to_dict(t) for t in reference_turns(load_task(FIXTURES / "repro-toy"))]

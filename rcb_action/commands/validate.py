@@ -14,8 +14,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check tasks: schema, tags, reference passes, null fails, timing, mutants",
-        description="Check task folders (all of them by default). Problems print as file:line: message; "
-        "the exit status is 1 when any task has a problem.",
+        description="Check task folders (all of them by default). A snippet task must load, its "
+        "reference must pass every snippet's tests, the null body must fail them, and its suite must "
+        "run in 30 s; a reproduction task's gold reproduction must pass every stage (cached per task "
+        "hash and sandbox). Problems print as file:line: message; the exit status is 1 when any "
+        "task has a problem.",
     )
     parser.add_argument(
         "paths", nargs="*", type=Path, metavar="TASK_DIR", help="task folders or a tasks folder"

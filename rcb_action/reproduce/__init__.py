@@ -35,7 +35,10 @@ from rcb_action.reproduce._report import (
 from rcb_action.reproduce._run import (
     ReproduceConfig,
     ReproduceSummary,
+    check_gold,
     get_agent,
+    gold_failure,
+    gold_passed,
     gold_summary,
     reproduce,
 )
@@ -73,9 +76,12 @@ __all__ = [
     "allowed_packages",
     "build_wheelhouse",
     "check_curve",
+    "check_gold",
     "check_metric",
     "dimensions_of",
     "get_agent",
+    "gold_failure",
+    "gold_passed",
     "gold_summary",
     "grade_results",
     "judge_prompt",

@@ -175,6 +175,27 @@ def gold_run(
     return record, True
 
 
+def check_gold(task: Task, backend: SandboxBackend, out: Path) -> tuple[ReproductionRecord, bool]:
+    """``rcb validate`` for a reproduction task: its gold run, as ``rcb reproduce`` runs it.
+
+    The wheelhouse is built (cached) for the sandbox's Python; a gold run that passed
+    before for the same task hash and sandbox is taken from the cache. Step logs go
+    under ``out``.
+
+    Returns:
+        (the record, whether it was run now).
+
+    Raises:
+        RcbError: no python3 in the sandbox, or the task's packages cannot be fetched.
+    """
+    packages = allowed_packages(task)
+    setting = AttemptSetting(
+        backend, build_wheelhouse(packages, _python_version(backend, task)), packages, out
+    )
+    config = ReproduceConfig(models=[], out=out, sandbox=backend.name, progress=False)
+    return gold_run(task, setting, config)
+
+
 def reproduce(
     config: ReproduceConfig,
     *,

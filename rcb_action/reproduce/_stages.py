@@ -241,8 +241,9 @@ class StageChecks:
         if result.returncode != 0:
             last = (result.stderr.strip().splitlines() or [""])[-1][:300]
             reason = "killed for exceeding the memory limit" if result.oom_killed else last
+            said = f": {reason}" if reason else " and printed nothing on stderr"
             return Check(
-                False, f"bash {ENTRY_POINT} exited with status {result.returncode}: {reason}", log
+                False, f"bash {ENTRY_POINT} exited with status {result.returncode}{said}", log
             ), None
         text = self.read(RESULTS)
         if text is None:

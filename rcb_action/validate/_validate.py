@@ -1,10 +1,12 @@
 """``rcb validate``: a task is valid when it loads, its reference passes every
-snippet's tests, the ``null`` body fails every snippet, and its suite is quick."""
+snippet's tests, the ``null`` body fails every snippet, and its suite is quick. A
+reproduction task is valid when its gold reproduction passes every stage."""
 
 from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,11 +77,12 @@ def check_task(
         check.problems.append(problem_from_error(str(exc)))
         return check
     check.task = task
-    if task.config.kind != "snippet":
-        return check
     reason = backend.skip_reason(task)
     if reason:
         check.extra["skipped"] = reason
+        return check
+    if task.config.kind == "reproduction":
+        _check_gold(check, task, backend)
         return check
     yaml_path = str(root / "task.yaml")
     sandbox = backend.open(task)
@@ -156,6 +159,34 @@ def check_task(
     return check
 
 
+def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
+    """A reproduction task is valid when its gold reproduction passes every stage."""
+    from rcb_action.paths import cache_dir
+    from rcb_action.reproduce import LOGS_DIR, check_gold, gold_failure, gold_passed
+
+    yaml_path = str(check.root / "task.yaml")
+    out = cache_dir("validate-gold")
+    started = time.monotonic()
+    try:
+        record, fresh = check_gold(task, backend, out)
+    except RcbError as exc:
+        check.problems.append(
+            Problem(yaml_path, None, f"the gold reproduction cannot start: {exc}")
+        )
+        return
+    check.reference_seconds = time.monotonic() - started
+    check.extra["gold"] = "gold reproduction passed" + ("" if fresh else " (cached)")
+    if not gold_passed(record):
+        logs = out / LOGS_DIR / "_gold" / task.id
+        check.problems.append(
+            Problem(
+                yaml_path,
+                None,
+                f"the gold reproduction fails ({gold_failure(record)}); its logs are in {logs}",
+            )
+        )
+
+
 def validate_tasks(
     roots: list[Path],
     backend: SandboxBackend,
@@ -176,6 +207,12 @@ def validate_tasks(
         if check.ok:
             extra = f", skipped: {check.extra['skipped']}" if "skipped" in check.extra else ""
             snippets = len(check.task.snippets) if check.task else 0
+            if "gold" in check.extra:
+                print(
+                    f"ok    {root.name}: {check.extra['gold']} in {check.reference_seconds:.1f} s",
+                    file=sys.stderr,
+                )
+                continue
             if check.mutants:
                 killed = sum(m.killed for m in check.mutants.values())
                 total = sum(m.total for m in check.mutants.values())
