@@ -307,6 +307,8 @@ def test_judge_grades_are_kept_and_decide_two_dimensions(run):
     env = records["fails-env"]
     assert env.judge.error is None and env.scores["plan"] == pytest.approx(0.4)
     assert (run[0] / env.judge.answer_log).read_text().count("--- answer") == 2
+    prompts = (run[0] / env.judge.prompt_log).read_text()
+    assert "--- prompt 2 (retry)" in prompts and "could not be read" in prompts
 
 
 @pytest.mark.parametrize(

@@ -140,7 +140,9 @@ def judge_scores(items: list[JudgeItem]) -> dict[str, float | None]:
 def run_judge(
     judge: Model, task: Task, sample: int, prompt_text: str, log_dir: Path, out: Path
 ) -> JudgeRecord:
-    """Ask the judge (retrying once on an unreadable answer) and keep both sides.
+    """Ask the judge (retrying once on an unreadable answer) and keep both sides: every
+    prompt sent in ``judge-prompt.md`` (``prompt_sha`` is the first one's), every answer
+    in ``judge-answer.md``.
 
     A provider failure or an unreadable answer leaves ``error`` set and no items:
     the judged dimensions are then not graded, never failed.
@@ -187,6 +189,9 @@ def run_judge(
                 f"{prompt_text}\n\nYour previous answer could not be read ({exc}). "
                 "Answer with the JSON object only."
             )
+            # Every prompt sent is kept: the retry follows the first one in the same log.
+            with prompt_path.open("a", encoding="utf-8") as log:
+                log.write(f"\n\n--- prompt {attempt + 2} (retry)\n{text}")
     answer_path = log_dir / "judge-answer.md"
     answer_path.write_text("".join(answers), encoding="utf-8")
     record.answer_log = str(answer_path.relative_to(out))
