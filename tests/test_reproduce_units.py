@@ -303,7 +303,9 @@ def test_the_judge_is_called_through_litellm_and_kept(toy_task, tmp_path):
     record = run_judge(judge, toy_task, 0, "PROMPT", tmp_path / "logs", tmp_path)
     assert record.error is None and len(record.items) == 3
     assert record.tokens_in > 0
-    assert (tmp_path / record.prompt_log).read_text() == "PROMPT"
+    prompts = (tmp_path / record.prompt_log).read_text()
+    assert prompts.startswith("PROMPT\n\n--- prompt 2 (retry)\nPROMPT\n\n")
+    assert "could not be read (the answer holds no JSON object)" in prompts
     kept = (tmp_path / record.answer_log).read_text()
     assert "no idea" in kept and '"M1"' in kept
     silent = LiteLLMModel("openai/gpt-4o-mini", mock_responses=[], backoff_s=0.001)
@@ -368,6 +370,52 @@ def test_report_section_rates_funnel_and_gap():
     # A dimension no judge graded is not a failure: it has no rate.
     unjudged = reproduction_section([record("c", scores={})])
     assert unjudged["models"]["c"]["failure_rates"]["method_accuracy"] is None
+
+
+def test_report_section_live_subset_after_each_cutoff_and_after_every_cutoff():
+    from rcb_action.models import ModelInfo, Registry
+    from rcb_action.report import reproduction_tables
+
+    registry = Registry(
+        {
+            "a": ModelInfo(display_name="A", provider="t", knowledge_cutoff=dt.date(2025, 3, 1)),
+            "b": ModelInfo(display_name="B", provider="t", knowledge_cutoff=dt.date(2025, 7, 1)),
+        }
+    )
+
+    def dated(model, task, month, failed=None):
+        run = record(model, task, failed=failed)
+        return run.model_copy(update={"published": dt.date(2025, month, 10)})
+
+    records = [
+        dated("a", "early", 1),  # before both cutoffs
+        dated("a", "middle", 5, failed="train_debug"),  # after a's cutoff only
+        dated("a", "late", 9),  # after both
+        dated("b", "early", 1, failed="plan"),
+        dated("b", "middle", 5),
+        dated("b", "late", 9, failed="env_setup"),
+        dated("c", "early", 1),  # no known cutoff: every task counts
+    ]
+    section = reproduction_section(records, {}, registry)
+    a, b, c = (section["models"][m]["post_cutoff"] for m in "abc")
+    assert a["cutoff"] == "2025-03-01" and a["tasks"] == ["late", "middle"]
+    assert a["attempts"] == 2 and a["full_reproduction"] == 50.0
+    assert a["failure_rates"]["code_runnability"] == 50.0
+    assert b["tasks"] == ["late"] and b["full_reproduction"] == 0.0
+    assert b["failure_rates"]["env_setup"] == 100.0
+    assert c["cutoff"] is None and c["attempts"] == 1 and "every task counts" in c["note"]
+    common = section["common_post_cutoff"]
+    assert common["after"] == "2025-07-01" and common["tasks"] == ["late"]
+    assert common["models"]["a"]["full_reproduction"] == 100.0
+    assert common["models"]["b"]["full_reproduction"] == 0.0
+    assert common["models"]["c"]["attempts"] == 0  # c ran no task after July
+    assert common["models_without_cutoff"] == ["c"]
+    title, _, rows = reproduction_tables(section)[-1]
+    assert "after every cutoff (2025-07-01)" in title
+    assert rows[0] == ["a", "2025-03-01", "2", "50.0", "1", "100.0"]
+    # Without a registry there is no live subset, and no table for it.
+    assert "post_cutoff" not in reproduction_section(records)["models"]["a"]
+    assert len(reproduction_tables(reproduction_section(records))) == 3
 
 
 def test_records_append_resume_and_survive_a_torn_line(tmp_path):

@@ -71,11 +71,10 @@ def run(args: argparse.Namespace) -> int:
     if args.model:
         records = [r for r in records if r.model in args.model]
         attempts = [r for r in attempts if r.model in args.model]
-    report = build_report(
-        records, load_registry(args.registry), source=", ".join(map(str, args.dirs))
-    )
+    registry = load_registry(args.registry)
+    report = build_report(records, registry, source=", ".join(map(str, args.dirs)))
     if attempts or gold:
-        report["reproduction"] = reproduction_section(attempts, gold)
+        report["reproduction"] = reproduction_section(attempts, gold, registry)
     if not args.quiet:
         if records or not attempts:
             print_report(report)

@@ -63,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rcb_action.models import load_registry
     from rcb_action.report import print_reproduction
     from rcb_action.reproduce import (
         ReproduceConfig,
@@ -92,5 +93,6 @@ def run(args: argparse.Namespace) -> int:
         for r in read_reproduction_records(args.out / REPRODUCTION_FILE)
         if r.model in summary.models
     ]
-    print_reproduction(reproduction_section(records, gold_summary(args.out)))
+    registry = load_registry(args.registry)
+    print_reproduction(reproduction_section(records, gold_summary(args.out), registry))
     return 1 if summary.invalid_tasks else 0

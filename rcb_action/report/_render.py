@@ -270,7 +270,7 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
         ]
         for name, entry in models.items()
     ]
-    return [
+    tables = [
         (
             "Reproduction track: failure rate per dimension (% of attempts)",
             ["Model", "Attempts", *dimensions.values(), "Needs review", "Harness errors"],
@@ -287,6 +287,28 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
             gap,
         ),
     ]
+    if all("post_cutoff" in entry for entry in models.values()):
+        common = section.get("common_post_cutoff")
+        live = []
+        for name, entry in models.items():
+            after = entry["post_cutoff"]
+            row = [
+                name,
+                after["cutoff"] or "unknown",
+                str(after["attempts"]),
+                _pct(after["full_reproduction"]),
+            ]
+            if common:
+                every = common["models"][name]
+                row += [str(every["attempts"]), _pct(every["full_reproduction"])]
+            live.append(row)
+        header = ["Model", "Cutoff", "Attempts", "Full reproduction"]
+        title = "Live subset: papers after the model's cutoff"
+        if common:
+            header += ["Attempts after every cutoff", "Full reproduction after every cutoff"]
+            title += f", and after every cutoff ({common['after']})"
+        tables.append((title + " (%)", header, live))
+    return tables
 
 
 def _reproduction_notes(section: dict[str, Any]) -> list[str]:

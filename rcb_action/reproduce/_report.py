@@ -3,16 +3,20 @@
 Per model: the failure rate on each of the five dimensions, the stage funnel,
 the plan score beside execution success (the gap between planning and doing),
 and the attempts flagged for review. Harness errors are counted apart and never
-scored; tasks whose gold run failed are listed and never scored either.
+scored; tasks whose gold run failed are listed and never scored either. Given the
+models registry, the live subset too: each model on the tasks whose papers came out
+after its knowledge cutoff, and every model on the tasks after all their cutoffs.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rcb_action.models import Registry
 from rcb_action.reproduce._records import DIMENSIONS, STAGES, ReproductionRecord
 
 DIMENSION_LABELS = {
@@ -87,15 +91,61 @@ def _model_entry(records: list[ReproductionRecord]) -> dict[str, Any]:
     }
 
 
+def _live(records: Sequence[ReproductionRecord]) -> dict[str, Any]:
+    """The live-subset summary of one model's attempts."""
+    entry = _model_entry(list(records))
+    return {
+        "attempts": entry["attempts"],
+        "tasks": sorted({r.task for r in records if r.scored}),
+        "failure_rates": entry["failure_rates"],
+        "full_reproduction": entry["full_reproduction"],
+    }
+
+
+def _post_cutoff(
+    by_model: Mapping[str, list[ReproductionRecord]], registry: Registry
+) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+    """Each model's attempts on papers after its cutoff, and the subset after every cutoff."""
+    per_model: dict[str, dict[str, Any]] = {}
+    cutoffs: dict[str, dt.date | None] = {}
+    for name, recs in by_model.items():
+        cutoff = cutoffs[name] = registry.cutoff(name)
+        later = recs if cutoff is None else [r for r in recs if r.published > cutoff]
+        per_model[name] = {
+            "cutoff": cutoff.isoformat() if cutoff else None,
+            "note": None if cutoff else "no knowledge cutoff known: every task counts",
+            **_live(later),
+        }
+    known = [c for c in cutoffs.values() if c is not None]
+    if not known:
+        return per_model, None
+    after = max(known)
+    common = {
+        "after": after.isoformat(),
+        "models": {
+            name: _live([r for r in recs if r.published > after]) for name, recs in by_model.items()
+        },
+        "tasks": sorted(
+            {r.task for recs in by_model.values() for r in recs if r.published > after}
+        ),
+        "models_without_cutoff": sorted(n for n, c in cutoffs.items() if c is None),
+    }
+    return per_model, common
+
+
 def reproduction_section(
     records: Sequence[ReproductionRecord],
     gold: Mapping[str, Mapping[str, Any]] | None = None,
+    registry: Registry | None = None,
 ) -> dict[str, Any]:
     """The reproduction section of the report.
 
     Args:
         records: attempts (several lines for one (task, model, sample): the last wins).
         gold: each task's gold run summary (``rcb_action.reproduce.gold_summary``).
+        registry: the models registry; with it, each model gets ``post_cutoff`` (its
+            attempts on papers first posted after its knowledge cutoff) and the
+            section gets ``common_post_cutoff`` (papers after every known cutoff).
 
     Returns:
         ``{"models": {model: {...}}, "funnel": [...], "dimensions": {...},
@@ -112,11 +162,20 @@ def reproduction_section(
     for record in kept:
         by_model[record.model].append(record)
     scored = [r for r in kept if r.scored]
+    models = {name: _model_entry(recs) for name, recs in sorted(by_model.items())}
+    section: dict[str, Any] = {}
+    if registry is not None:
+        live, common = _post_cutoff(by_model, registry)
+        for name, entry in models.items():
+            entry["post_cutoff"] = live[name]
+        if common is not None:
+            section["common_post_cutoff"] = common
     return {
+        **section,
         "attempts": len(scored),
         "dimensions": dict(DIMENSION_LABELS),
         "stages": dict(STAGE_LABELS),
-        "models": {name: _model_entry(recs) for name, recs in sorted(by_model.items())},
+        "models": models,
         "funnel": stage_funnel(scored),
         "needs_review": [
             {

@@ -1,5 +1,6 @@
 """The reproduction track on the site: five failure rates per model, the stage funnel,
-planning against doing, suspicious successes and invalid tasks.
+planning against doing, the live subset (papers after each model's cutoff),
+suspicious successes and invalid tasks.
 
 The numbers come from :func:`rcb_action.reproduce.reproduction_section`, the same
 function ``rcb report`` uses, so the site and the report always agree. Runs are read
@@ -55,6 +56,7 @@ class ModelRow:
     needs_review: int
     harness_errors: int
     funnel: list[dict[str, Any]]
+    post_cutoff: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class ReproductionView:
     needs_review: list[dict[str, Any]]
     invalid_tasks: dict[str, dict[str, Any]]
     names: dict[str, str]
+    common_post_cutoff: dict[str, Any] | None
 
 
 def reproduction_view(
@@ -77,7 +80,7 @@ def reproduction_view(
     """The page's data, or None when there is nothing to show (the empty state)."""
     if not records and not gold:
         return None
-    section = reproduction_section(records, gold)
+    section = reproduction_section(records, gold, registry)
     rows = [
         ModelRow(
             model=model,
@@ -91,6 +94,7 @@ def reproduction_view(
             needs_review=entry["needs_review"],
             harness_errors=entry["harness_errors"],
             funnel=entry["funnel"],
+            post_cutoff=entry["post_cutoff"],
         )
         for model, entry in section["models"].items()
     ]
@@ -104,4 +108,5 @@ def reproduction_view(
         needs_review=section["needs_review"],
         invalid_tasks=section["invalid_tasks"],
         names={row.model: row.name for row in rows},
+        common_post_cutoff=section.get("common_post_cutoff"),
     )
