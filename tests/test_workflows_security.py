@@ -200,6 +200,17 @@ def test_workflow_rules(path):
     assert problems == []
 
 
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_run_steps_keep_pipefail(path):
+    """Without ``shell: bash`` GitHub runs steps with ``bash -e`` and no pipefail, so
+    ``rcb validate ... | tee log || status=$?`` would record tee's success."""
+    data = yaml.safe_load(path.read_text())
+    assert data.get("defaults", {}).get("run", {}).get("shell") == "bash"
+    for job in data["jobs"].values():
+        for step in job.get("steps", []):
+            assert step.get("shell", "bash") == "bash", step
+
+
 def test_action_pins_its_actions():
     text = ACTION.read_text()
     assert unpinned_actions("action.yml", yaml.safe_load(text), text) == []

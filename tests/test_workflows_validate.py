@@ -27,6 +27,20 @@ def step(name: str) -> dict[str, Any]:
     return next(s for s in spec["jobs"]["validate"]["steps"] if s.get("name") == name)
 
 
+def github_shell(workflow: dict[str, Any], job: str, spec: dict[str, Any]) -> list[str]:
+    """The shell GitHub runs a step's script with: ``shell: bash`` (the step's, else the
+    job's or the workflow's ``defaults``) adds pipefail; no shell at all does not."""
+    shell = (
+        spec.get("shell")
+        or workflow["jobs"][job].get("defaults", {}).get("run", {}).get("shell")
+        or workflow.get("defaults", {}).get("run", {}).get("shell")
+    )
+    if shell is None:
+        return ["bash", "-e", "-c"]
+    assert shell == "bash", shell
+    return ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c"]
+
+
 def run_step(name: str, env: dict[str, str], cwd: Path) -> tuple[int, dict[str, str], str]:
     spec = step(name)
     assert "${{" not in spec["run"]
@@ -36,7 +50,7 @@ def run_step(name: str, env: dict[str, str], cwd: Path) -> tuple[int, dict[str, 
     base = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     base["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{base.get('PATH', '')}"
     proc = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", spec["run"]],
+        [*github_shell(yaml.safe_load(WORKFLOW.read_text()), "validate", spec), spec["run"]],
         env={**base, **env, "GITHUB_OUTPUT": str(output), "GITHUB_WORKSPACE": str(cwd)},
         cwd=cwd,
         capture_output=True,
@@ -66,6 +80,19 @@ def git(cwd: Path, *args: str) -> str:
         text=True,
     )
     return result.stdout.strip()
+
+
+def test_a_failing_check_piped_into_tee_fails_its_step(tmp_path):
+    """The check steps pipe into ``tee``: GitHub's shell must keep the failure."""
+    folder = tmp_path / "submissions" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "model.yaml").write_text("models: {}\n")  # no entry: the check fails
+    code, checked, log = run_step(
+        "Check the changed submissions", {"SUBMISSIONS": "submissions/broken"}, tmp_path
+    )
+    assert code == 0, log  # the step records the status; the verdict step decides
+    assert checked["status"] not in ("", "0"), log
+    assert "submissions/broken" in (tmp_path / "submissions.log").read_text()
 
 
 def test_a_submission_pull_request_is_checked_scored_and_planned(tmp_path):
