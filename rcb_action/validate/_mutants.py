@@ -4,6 +4,11 @@ Each snippet's reference body is parsed and mutated one site at a time: an
 operator flipped, a statement dropped, a constant changed, two arguments
 swapped, a unary minus removed, ``min``/``max`` exchanged. A mutant is killed
 when the snippet's tests fail on it. Every snippet must kill at least one.
+
+A run that says more about the machine than the mutant (a harness error, or a
+timeout while other mutants ran beside it) is run again on its own before it
+counts: a timeout again is a kill (the mutant loops), a pass is a survivor, and a
+second harness error counts as a survivor too, so the kill rate is never inflated.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, cast
 from rcb_action.runner._expected import Expected, selection_key
 from rcb_action.runner._score import score_code
 from rcb_action.sandbox import Sandbox
+from rcb_action.scoring import TestRun
 from rcb_action.tasks import Task
 
 MAX_MUTANTS_PER_SNIPPET = 12
@@ -195,23 +201,35 @@ def mutate_task(
         for mutant in generate_mutants("".join(task.reference_body(name)), limit):
             jobs.append((name, mutant))
 
-    def run(job: tuple[str, Mutant]) -> tuple[str, Mutant, bool]:
+    def run(job: tuple[str, Mutant]) -> TestRun:
         name, mutant = job
         ids = expected.ids[selection_key(task.tests_for(name))]
-        _, outcome = score_code(sandbox, task, name, mutant.code, ids)
-        return name, mutant, not outcome.passed
+        return score_code(sandbox, task, name, mutant.code, ids)[1]
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for name, mutant, killed in pool.map(run, jobs):
-            entry = results[name]
-            entry.total += 1
-            if killed:
-                entry.killed += 1
-            else:
-                entry.survivors.append(
-                    {"kind": mutant.kind, "line": mutant.line, "code": mutant.code}
-                )
+        outcomes = list(pool.map(run, jobs))
+    for (name, mutant), outcome in zip(jobs, outcomes, strict=True):
+        if _unsure(outcome):
+            outcome = run((name, mutant))  # alone this time
+        entry = results[name]
+        entry.total += 1
+        if outcome.status == "fail":
+            entry.killed += 1
+        else:
+            survivor: dict[str, object] = {
+                "kind": mutant.kind,
+                "line": mutant.line,
+                "code": mutant.code,
+            }
+            if outcome.status == "harness_error":
+                survivor["harness_error"] = outcome.message[:200]
+            entry.survivors.append(survivor)
     return results
+
+
+def _unsure(outcome: TestRun) -> bool:
+    """A non-pass that may be the machine's fault rather than the mutant's."""
+    return outcome.status == "harness_error" or outcome.failure_class == "timeout"
 
 
 def write_mutants_file(task: Task, results: dict[str, SnippetMutants]) -> Path:

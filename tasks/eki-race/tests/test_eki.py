@@ -167,6 +167,21 @@ def test_perturbations_have_covariance_gamma_over_h():
     np.testing.assert_allclose(np.cov(d.T), K @ (GAMMA / h) @ K.T, rtol=0.05, atol=2e-3)
 
 
+def test_correlated_perturbations_have_covariance_gamma_over_h():
+    # A noise covariance with correlations: η_j must be drawn from N(0, Γ/h) itself,
+    # not from its diagonal.
+    gamma = np.array([[0.2, 0.15], [0.15, 0.3]])
+    rng = np.random.default_rng(8)
+    theta = rng.multivariate_normal(M0, C0, size=40_000)
+    g = linear_G(theta)
+    h = 0.5
+    d = eki_update(theta, g, Y, gamma, h=h, rng=rng) - eki_update(theta, g, Y, gamma, h=h)
+    C = np.cov(theta.T)
+    K = C @ A.T @ np.linalg.inv(A @ C @ A.T + gamma / h)
+    np.testing.assert_allclose(d.mean(axis=0), 0.0, atol=0.02)
+    np.testing.assert_allclose(np.cov(d.T), K @ (gamma / h) @ K.T, rtol=0.05, atol=2e-3)
+
+
 def test_ensemble_stays_in_initial_span():
     rng = np.random.default_rng(6)
     theta0 = rng.normal(size=(4, 10))
