@@ -1,5 +1,6 @@
 """ResearchCodeBench checkouts import as rcb tasks that run unchanged."""
 
+import shutil
 from pathlib import Path
 
 import yaml
@@ -31,7 +32,8 @@ def test_import_writes_loadable_tasks(cli, tmp_path):
     assert "paper2code_test.py" in scaler.sandbox_files and "model_ref.py" in scaler.sandbox_files
 
     tex = load_task(out / "fixture-tex")
-    assert tex.config.arxiv == "0000.00002" and tex.config.annotated == ["layers.py"]
+    assert tex.config.arxiv is None and tex.config.annotated == ["layers.py"]
+    assert tex.config.paper_url == "https://openreview.net/forum?id=FixtureTex01"
     assert "\\section{Method}" in (out / "fixture-tex" / "paper.md").read_text()
     raw = yaml.safe_load((out / "fixture-tex" / "task.yaml").read_text())
     assert raw["tests_dir"] == "."
@@ -59,3 +61,25 @@ def test_imported_tasks_score_like_native_ones(cli, tmp_path):
     assert len(records) == 2 * 5  # reference and null on 3 + 2 snippets
     for record in records:
         assert record.status == ("pass" if record.model == "reference" else "fail"), record.message
+
+
+def test_environments_come_from_the_checkout_and_the_paper_folders(cli, tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(CHECKOUT, checkout)
+    (checkout / "requirements.txt").write_text(
+        "numpy==2.2.3\n"
+        "appnope @ file:///home/conda/feedstock_root/build_artifacts/appnope_1/work\n"
+        "pytest==8.3.5\n"
+    )
+    (checkout / "pset" / "fixture-tex" / "paper2code_requirements.txt").write_text(
+        "einops==0.8.1\n"
+    )
+    out = tmp_path / "imported"
+    cli("import", "rcb", checkout, "--out", out)
+    shared = (out / "_envs" / "researchcodebench" / "requirements.txt").read_text()
+    assert shared == "numpy==2.2.3\npytest==8.3.5\n"  # pip cannot fetch a conda build folder
+    assert load_task(out / "fixture-scaler").config.env == "researchcodebench"
+    tex = load_task(out / "fixture-tex")
+    assert tex.config.env == "researchcodebench-fixture-tex"
+    own = (out / "_envs" / tex.config.env / "requirements.txt").read_text()
+    assert own == shared + "einops==0.8.1\n"

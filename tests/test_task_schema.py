@@ -30,6 +30,12 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
             'arxiv: "arXiv:1234"',
             "key 'arxiv': 'arXiv:1234' is not a new-style arXiv id",
         ),
+        (
+            'arxiv: "0000.00000"\n',
+            "",
+            "missing required key 'arxiv' (or 'paper_url' for a paper that is not on arXiv)",
+        ),
+        ('arxiv: "0000.00000"', "paper_url: openreview.net/x", "key 'paper_url'"),
         ("published: 2025-06-01", "published: last spring", "key 'published'"),
         ("env: numpy\n", "env: numpy\ngpu: maybe\n", "key 'gpu'"),
         ("id: toy", "id: other", "key 'id': 'other' must equal the folder name 'toy'"),
@@ -47,6 +53,8 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
         "missing",
         "ill-typed",
         "arxiv",
+        "no-paper-id",
+        "paper-url",
         "date",
         "gpu",
         "id",
@@ -65,6 +73,20 @@ def test_schema_errors(fixture_tasks, old, new, expected):
     assert message.startswith(str(task_dir / "task.yaml"))
     assert expected in message
     assert "\n" not in message
+
+
+def test_a_paper_not_on_arxiv_is_cited_by_its_url(fixture_tasks):
+    from rcb_action.prompts import build_prompt
+
+    task_dir = fixture_tasks / "toy"
+    _edit(task_dir, 'arxiv: "0000.00000"', "paper_url: https://openreview.net/forum?id=U0SijGsCHJ")
+    task = load_task(task_dir)
+    assert task.config.arxiv is None
+    assert task.config.link == "https://openreview.net/forum?id=U0SijGsCHJ"
+    prompt = build_prompt(task, task.snippet_names()[0])
+    assert (
+        "(https://openreview.net/forum?id=U0SijGsCHJ)" in prompt.text and "arXiv" not in prompt.text
+    )
 
 
 def test_invalid_yaml_names_the_line(fixture_tasks):

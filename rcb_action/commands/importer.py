@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rcb.add_argument("--env", default="researchcodebench", help="environment name for the tasks")
     rcb.add_argument(
         "--requirements", type=Path, default=None, metavar="FILE",
-        help="requirements for that environment (default: numpy, scipy, CPU torch, pytest)",
+        help="requirements for that environment (default: the checkout's requirements.txt "
+        "without its local conda-build lines, else numpy, scipy, CPU torch, pytest)",
     )  # fmt: skip
     rcb.set_defaults(handler=run)
 

@@ -13,7 +13,13 @@ Each paper becomes ``OUT/<id>/`` with the paper folder's files at the task root
 (so the tests run from the same folder as before), ``paper.md`` and a
 ``task.yaml`` whose snippets are all decided by ``paper2code_test.py``. One
 environment, ``OUT/_envs/<env>/requirements.txt``, serves them all, as the
-one conda environment does in ResearchCodeBench; split it per paper when needed.
+one conda environment does in ResearchCodeBench: the checkout's own
+``requirements.txt`` (its lines that point into a local conda build folder,
+``pkg @ file:///...``, left out, since pip cannot fetch them), else a CPU
+scientific stack. A paper folder with its own ``requirements.txt`` or
+``paper2code_requirements.txt`` gets its own environment, ``<env>-<id>``: the
+shared requirements plus its own. A paper whose ``arxiv_abs`` is not an arXiv
+address (one is on OpenReview) is cited by that address (``paper_url``).
 """
 
 from __future__ import annotations
@@ -33,7 +39,9 @@ from rcb_action.tasks import load_task, parse_tags
 TEST_FILE = "paper2code_test.py"
 PAPER_FILES = ("paper2code_paper.md", "paper2code_paper.tex")
 DEFAULT_REQUIREMENTS = "numpy==2.2.6\nscipy==1.15.3\ntorch==2.13.0\npytest==8.4.2\n"
-_ARXIV = re.compile(r"(\d{4}\.\d{4,5})")
+PAPER_REQUIREMENTS = ("requirements.txt", "paper2code_requirements.txt")
+_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})")
+_LOCAL_BUILD = re.compile(r"@\s*file:", re.IGNORECASE)
 
 
 @dataclass
@@ -90,9 +98,14 @@ def _task_yaml(
     names: list[str],
 ) -> str:
     source = f"pset/{entry['id']}"
-    arxiv = _ARXIV.search(str(entry.get("arxiv_abs") or ""))
-    if not arxiv:
-        raise ValueError(f"no arXiv id in arxiv_abs {entry.get('arxiv_abs')!r}")
+    address = str(entry.get("arxiv_abs") or "").strip()
+    arxiv = _ARXIV.search(address)
+    if arxiv:
+        cited = f'arxiv: "{arxiv[1]}"'
+    elif re.fullmatch(r"https://\S+", address):
+        cited = f"paper_url: {_quote(address)}"
+    else:
+        raise ValueError(f"arxiv_abs {address!r} is neither an arXiv nor an https address")
     published = _date(entry.get("arxiv_v1_date")) or _date(entry.get("arxiv_date"))
     if published is None:
         raise ValueError("no arxiv_v1_date or arxiv_date")
@@ -100,7 +113,7 @@ def _task_yaml(
         f"# Imported from ResearchCodeBench ({source}) by `rcb import rcb`.",
         f"id: {task_id}",
         f"title: {_quote(str(entry.get('title') or task_id))}",
-        f'arxiv: "{arxiv[1]}"',
+        cited,
         f"published: {published.isoformat()}",
     ]
     first_commit = _date(entry.get("first_commit_date"))
@@ -124,7 +137,26 @@ def _task_yaml(
     return "\n".join(lines) + "\n"
 
 
-def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str) -> Imported:
+def pip_requirements(text: str) -> str:
+    """A requirements file without the lines pip cannot fetch (``pkg @ file:///...``)."""
+    kept = [line for line in text.splitlines() if not _LOCAL_BUILD.search(line)]
+    return "\n".join(kept).strip() + "\n"
+
+
+def _paper_env(folder: Path, out: Path, env: str, task_id: str, shared: str) -> str:
+    """The paper's own environment when its folder names extra requirements, else ``env``."""
+    own = [folder / name for name in PAPER_REQUIREMENTS if (folder / name).is_file()]
+    if not own:
+        return env
+    name = f"{env}-{task_id}"
+    extra = "".join(pip_requirements(path.read_text(encoding="utf-8")) for path in own)
+    env_dir = out / "_envs" / name
+    env_dir.mkdir(parents=True, exist_ok=True)
+    (env_dir / "requirements.txt").write_text(shared + extra, encoding="utf-8")
+    return name
+
+
+def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared: str) -> Imported:
     paper_id = str(entry["id"])
     folder = pset / paper_id
     task_id = task_id_for(paper_id)
@@ -160,8 +192,9 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str) -> Imp
     if paper.suffix == ".tex":
         text = f"<!-- The paper's LaTeX source, as ResearchCodeBench gives it. -->\n\n{text}"
     (target / "paper.md").write_text(text, encoding="utf-8")
+    task_env = _paper_env(folder, out, env, task_id, shared)
     (target / "task.yaml").write_text(
-        _task_yaml(entry, task_id, env, annotated, context, names), encoding="utf-8"
+        _task_yaml(entry, task_id, task_env, annotated, context, names), encoding="utf-8"
     )
     return Imported(paper_id, target, snippets=len(names))
 
@@ -175,8 +208,9 @@ def import_researchcodebench(
         checkout: a ResearchCodeBench checkout (holding ``pset/papers.yaml``).
         out: the tasks folder to write (created if missing).
         env: the environment name the tasks use.
-        requirements: the environment's requirements file (default: a CPU
-            scientific Python stack with torch).
+        requirements: the environment's requirements file (default: the
+            checkout's ``requirements.txt`` without its local-build lines, else a
+            CPU scientific Python stack with torch).
 
     Returns:
         Per paper, the task folder written or the problem that kept it out.
@@ -199,7 +233,15 @@ def import_researchcodebench(
     out.mkdir(parents=True, exist_ok=True)
     env_dir = out / "_envs" / env
     env_dir.mkdir(parents=True, exist_ok=True)
-    reqs = requirements.read_text(encoding="utf-8") if requirements else DEFAULT_REQUIREMENTS
+    own = Path(checkout) / "requirements.txt"
+    if requirements is not None:
+        reqs = requirements.read_text(encoding="utf-8")
+    elif own.is_file():
+        reqs = pip_requirements(own.read_text(encoding="utf-8"))
+    else:
+        reqs = DEFAULT_REQUIREMENTS
+    if not reqs.endswith("\n"):
+        reqs += "\n"
     (env_dir / "requirements.txt").write_text(reqs, encoding="utf-8")
     results = []
     for number, entry in enumerate(papers, 1):
@@ -209,7 +251,7 @@ def import_researchcodebench(
             )
             continue
         try:
-            imported = _import_paper(entry, pset, out, env)
+            imported = _import_paper(entry, pset, out, env, reqs)
         except (ValueError, OSError, TaskError) as exc:
             imported = Imported(str(entry["id"]), None, problem=str(exc))
         if imported.task_dir is not None:

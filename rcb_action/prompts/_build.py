@@ -100,7 +100,7 @@ def _assemble(task: Task, snippet_name: str, paper: str | None, paper_note: str)
     parts = [_INSTRUCTIONS.format(placeholder=PLACEHOLDER.format(name=snippet_name))]
     if paper is not None:
         parts.append(
-            f"## The paper: {task.config.title} (arXiv {task.config.arxiv})\n\n{paper}{paper_note}"
+            f"## The paper: {task.config.title} ({task.config.citation})\n\n{paper}{paper_note}"
         )
     shown = [rel for rel in task.config.context if rel != snippet.path]
     shown += [rel for rel in task.config.annotated if rel != snippet.path and rel not in shown]

@@ -64,7 +64,7 @@ def judge_prompt(task: Task, paper: str, plan: str, code: dict[str, str]) -> str
         files.append(block)
         used += len(block)
     return (
-        f"{_INSTRUCTIONS}\n## The paper: {task.config.title} (arXiv {task.config.arxiv})\n\n"
+        f"{_INSTRUCTIONS}\n## The paper: {task.config.title} ({task.config.citation})\n\n"
         f"{_cut(paper, MAX_PAPER_CHARS)}\n\n## Rubric\n\n{rubric}\n\n"
         f"## The agent's plan (plan.md)\n\n{plan.strip() or '(no plan was written)'}\n\n"
         f"## The agent's code\n\n{''.join(files) or '(no code was written)'}\n"

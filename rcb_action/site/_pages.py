@@ -62,6 +62,7 @@ class TaskView:
     snippets: list[SnippetView]
     in_tasks_dir: bool
     rows: list[TaskRow] = field(default_factory=list)
+    paper_url: str | None = None
 
     @property
     def total_weight(self) -> int:
@@ -256,7 +257,7 @@ def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -
         c = task.config
         return TaskView(
             task_id, slug, c.title, c.arxiv, c.code_url, c.published, c.domain, c.kind,
-            snippets, in_tasks_dir=True,
+            snippets, in_tasks_dir=True, paper_url=c.paper_url,
         )  # fmt: skip
     return TaskView(
         id=task_id,

@@ -168,7 +168,8 @@ class TaskConfig(_Strict):
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: str = Field(min_length=1)
-    arxiv: str
+    arxiv: str | None = None
+    paper_url: str | None = Field(default=None, pattern=r"^https://\S+$")
     published: dt.date
     code_first_commit: dt.date | None = None
     code_url: str | None = None
@@ -186,10 +187,30 @@ class TaskConfig(_Strict):
 
     @field_validator("arxiv")
     @classmethod
-    def _arxiv_id(cls, value: str) -> str:
-        if not _ARXIV_ID.match(value):
+    def _arxiv_id(cls, value: str | None) -> str | None:
+        if value is not None and not _ARXIV_ID.match(value):
             raise ValueError(f"'{value}' is not a new-style arXiv id like 2503.10622 (quote it)")
         return value
+
+    @model_validator(mode="after")
+    def _a_paper_to_cite(self) -> TaskConfig:
+        if self.arxiv is None and self.paper_url is None:
+            raise ValueError(
+                "missing required key 'arxiv' (or 'paper_url' for a paper that is not on arXiv)"
+            )
+        if self.arxiv is None and self.paper.source == "arxiv":
+            raise ValueError("'paper: {source: arxiv}' needs the task's 'arxiv' id")
+        return self
+
+    @property
+    def citation(self) -> str:
+        """How prompts cite the paper: ``arXiv 2503.10622``, else its URL."""
+        return f"arXiv {self.arxiv}" if self.arxiv else str(self.paper_url)
+
+    @property
+    def link(self) -> str:
+        """The paper's page: its arXiv abstract, else ``paper_url``."""
+        return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else str(self.paper_url)
 
 
 def format_validation_error(path: str, error: ValidationError) -> str:
@@ -204,6 +225,8 @@ def format_validation_error(path: str, error: ValidationError) -> str:
     message = first["msg"]
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
+    if not first["loc"]:  # a rule over several keys: its message names them
+        return f"{path}: {message}"
     given = first.get("input")
     shown = "" if isinstance(given, dict | list) else f" (got {given!r})"
     return f"{path}: key '{key}': {message}{shown}"

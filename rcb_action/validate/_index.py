@@ -21,7 +21,8 @@ INDEX_FILE = "README.md"
 class TaskRow:
     id: str
     title: str
-    arxiv: str
+    arxiv: str | None
+    link: str
     published: str
     domain: str
     snippets: int
@@ -41,6 +42,7 @@ def task_row(task: Task) -> TaskRow:
         id=task.id,
         title=task.config.title,
         arxiv=task.config.arxiv,
+        link=task.config.link,
         published=task.config.published.isoformat(),
         domain=task.config.domain,
         snippets=len(task.snippets),
@@ -75,7 +77,7 @@ def render_index(tasks_dir: Path) -> str:
         )
         title = r.title.replace("|", "\\|")
         lines.append(
-            f"| [{r.id}]({r.id}/) | {title} | [{r.arxiv}](https://arxiv.org/abs/{r.arxiv}) | {r.published} "
+            f"| [{r.id}]({r.id}/) | {title} | [{r.arxiv or 'not on arXiv'}]({r.link}) | {r.published} "
             f"| {r.domain} | {r.snippets} | {r.weight} | {100 * r.weight / total_weight:.1f}% | {kill} |"
         )
     domains = sorted({r.domain for r in table})
