@@ -29,6 +29,10 @@ def test_help_lists_commands(cli):
             ["evaluate", "--model", "replay:/nonexistent/file.jsonl"],
             "/nonexistent/file.jsonl: replay file not found",
         ),
+        (
+            ["evaluate", "--model", f"replay:{FIXTURE_TASKS}"],
+            f"--model replay:{FIXTURE_TASKS}: not a file (a directory",
+        ),
         (["prompt", "toy", "no such snippet"], 'task toy has no snippet "no such snippet"'),
         (["prompt", "nope", "x"], "no such task"),
         (["report", "/nonexistent-dir"], "/nonexistent-dir: no results.jsonl here"),
@@ -41,6 +45,38 @@ def test_usage_errors(cli, tmp_path, args, expected):
     )
     assert code == 2
     assert expected in _one_line_error(err)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "models:\n  a/b: {display_name: B, provider: a\n  c/d: 1\n",
+            "{file}:3: invalid YAML (expected ',' or '}}', but got ':')",
+        ),
+        (
+            "models:\n  openai/x:\n    display_name: X\n    provider: openai\n    colour: blue\n",
+            "{file}: model 'openai/x': unknown key 'colour'",
+        ),
+        (
+            "models:\n  openai/x:\n    provider: openai\n",
+            "{file}: model 'openai/x': missing required key 'display_name'",
+        ),
+        (
+            "models:\n  openai/x: {display_name: X, provider: openai, context_window: big}\n",
+            "{file}: model 'openai/x': key 'context_window': Input should be a valid integer",
+        ),
+    ],
+    ids=["yaml-syntax", "unknown-key", "missing-key", "ill-typed"],
+)
+def test_registry_errors(cli, tmp_path, text, expected):
+    registry = tmp_path / "models.yaml"
+    registry.write_text(text)
+    (tmp_path / "results.jsonl").write_text("")
+    code, _, err = cli("report", tmp_path, "--registry", registry)
+    assert code == 2
+    assert "Traceback" not in err
+    assert expected.format(file=registry) in _one_line_error(err)
 
 
 def test_bad_replay_line_is_located(cli, tmp_path):

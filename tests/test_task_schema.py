@@ -47,6 +47,41 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
         ),
         ("  scale:\n", "  scael:\n", "key 'snippets.scael': no snippet of that name"),
         ("  scale:\n    tests: [", "  scale:\n    tests: 5 #[", "key 'snippets.scale.tests'"),
+        (
+            "annotated: [src/toy.py]",
+            "annotated: [../x.py]",
+            "key 'annotated': path '../x.py' leaves the task folder",
+        ),
+        (
+            "context: [src/helpers.py]",
+            "context: [src/../../guard/src/guard.py]",
+            "key 'context': path 'src/../../guard/src/guard.py' leaves the task folder",
+        ),
+        (
+            "context: [src/helpers.py]",
+            "context: [/etc/hostname]",
+            "key 'context': path '/etc/hostname' must be relative to the task folder",
+        ),
+        (
+            "timeout_s: 30\n",
+            "timeout_s: 30\ntests_dir: ../..\n",
+            "key 'tests_dir': path '../..' leaves the task folder",
+        ),
+        (
+            "context: [src/helpers.py]",
+            "context: [tests/test_toy.py]",
+            "key 'context': 'tests/test_toy.py' is inside tests_dir 'tests' (tests are never shown)",
+        ),
+        (
+            "annotated: [src/toy.py]",
+            "annotated: [src/toy.py, tests/test_toy.py]",
+            "key 'annotated': 'tests/test_toy.py' is inside tests_dir 'tests'",
+        ),
+        (
+            "timeout_s: 30\n",
+            "timeout_s: 30\ntests_dir: src\n",
+            "key 'annotated': 'src/toy.py' is inside tests_dir 'src'",
+        ),
     ],
     ids=[
         "unknown",
@@ -62,6 +97,13 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
         "context",
         "snippet",
         "tests",
+        "annotated-leaves",
+        "context-leaves",
+        "context-absolute",
+        "tests-dir-leaves",
+        "context-is-a-test",
+        "annotated-is-a-test",
+        "sources-in-tests-dir",
     ],
 )
 def test_schema_errors(fixture_tasks, old, new, expected):
@@ -113,3 +155,36 @@ def test_loads_and_hashes(fixture_tasks):
     before = task.sha
     (fixture_tasks / "toy" / "tests" / "test_toy.py").write_text("# changed\n")
     assert load_task(fixture_tasks / "toy").sha != before
+
+
+def test_tests_dir_at_the_task_root_may_hold_the_sources(fixture_tasks):
+    # Imported ResearchCodeBench tasks keep their tests next to the annotated files.
+    task_dir = fixture_tasks / "toy"
+    _edit(task_dir, "timeout_s: 30\n", 'timeout_s: 30\ntests_dir: "."\n')
+    task = load_task(task_dir)
+    assert task.config.tests_dir == "."
+    assert "src/toy.py" in task.files
+
+
+def test_a_context_link_out_of_the_task_folder_is_refused(fixture_tasks, tmp_path):
+    task_dir = fixture_tasks / "toy"
+    outside = tmp_path / "secret.py"
+    outside.write_text("x = 1\n")
+    (task_dir / "src" / "link.py").symlink_to(outside)
+    _edit(task_dir, "context: [src/helpers.py]", "context: [src/link.py]")
+    with pytest.raises(TaskError) as info:
+        load_task(task_dir)
+    assert str(info.value) == (
+        f"{task_dir / 'task.yaml'}: key 'context': path 'src/link.py' leaves the task folder"
+    )
+
+
+@pytest.mark.parametrize("rel", ["task.yaml", "src/toy.py", "src/helpers.py"])
+def test_a_file_that_is_not_utf8_is_named(fixture_tasks, rel):
+    path = fixture_tasks / "toy" / rel
+    data = path.read_bytes()
+    path.write_bytes(data + b"# caf\xe9\n")
+    with pytest.raises(TaskError) as info:
+        load_task(fixture_tasks / "toy")
+    message = str(info.value)
+    assert message == f"{path}: not UTF-8 text (byte 0xe9 at offset {len(data) + 5})"

@@ -49,10 +49,22 @@ def read_replay(
     Raises:
         RcbError: the file is missing or a row is malformed (one line, ``file:line``).
     """
+    option = f"--model replay:{path}"
+    if not path.exists():
+        raise RcbError(f"{option}: replay file not found (give a JSONL file)")
+    if not path.is_file():
+        kind = "a directory" if path.is_dir() else "not a regular file"
+        raise RcbError(f"{option}: not a file ({kind}; give a JSONL file)")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise RcbError(f"{path}: replay file not found (--model replay:FILE)") from None
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RcbError(f"{option}: not a file that can be read ({exc.strerror})") from None
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise RcbError(
+            f"{option}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
     rows: list[tuple[str, dict[str, Any]]] = []
     names: set[str] = set()
     for number, line in enumerate(lines, 1):

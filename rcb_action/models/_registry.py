@@ -60,8 +60,17 @@ def _read(path: Path) -> dict[str, ModelInfo]:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         raise RcbError(f"{path}: models registry not found") from None
+    except UnicodeDecodeError as exc:
+        raise RcbError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+        ) from None
     except yaml.YAMLError as exc:
-        raise RcbError(f"{path}: invalid YAML ({exc})") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise RcbError(f"{path}{where}: invalid YAML ({problem})") from None
+    except OSError as exc:
+        raise RcbError(f"{path}: models registry cannot be read ({exc.strerror})") from None
     models = raw.get("models") if isinstance(raw, dict) else None
     if not isinstance(models, dict):
         raise RcbError(f"{path}: expected a top-level 'models:' mapping of model name to entry")
@@ -70,8 +79,7 @@ def _read(path: Path) -> dict[str, ModelInfo]:
         try:
             out[str(name)] = ModelInfo.model_validate(entry or {})
         except ValidationError as exc:
-            line = format_validation_error(str(path), exc)
-            raise RcbError(line.replace(": key '", f": key 'models.{name}.", 1)) from None
+            raise RcbError(format_validation_error(f"{path}: model '{name}'", exc)) from None
     return out
 
 

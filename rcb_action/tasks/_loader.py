@@ -122,10 +122,21 @@ def _task_files(root: Path) -> list[str]:
     return sorted(out)
 
 
+def _read_text(path: Path) -> str:
+    """The file's text; a file that is not UTF-8 is a :class:`TaskError` naming the byte."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TaskError(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
 def _read_yaml(path: Path) -> dict[str, object]:
     label = str(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(_read_text(path))
     except FileNotFoundError:
         raise TaskError(f"{label}: file not found") from None
     except yaml.YAMLError as exc:
@@ -152,6 +163,35 @@ def _read_config(root: Path) -> TaskConfig:
     return config
 
 
+def _inside(root: Path, label: str, key: str, rel: str) -> Path:
+    """``root / rel`` resolved, which must be a relative path that stays in ``root``."""
+    if Path(rel).is_absolute() or rel.startswith(("/", "\\")):
+        raise TaskError(f"{label}: key '{key}': path '{rel}' must be relative to the task folder")
+    resolved = (root / rel).resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise TaskError(f"{label}: key '{key}': path '{rel}' leaves the task folder")
+    return resolved
+
+
+def _check_paths(root: Path, config: TaskConfig, label: str) -> None:
+    """Paths in task.yaml stay in the task folder, and no shown file is a hidden test.
+
+    Raises:
+        TaskError: one line naming the key and the path.
+    """
+    tests = _inside(root, label, "tests_dir", config.tests_dir)
+    # A tests_dir of "." (imported ResearchCodeBench tasks) holds the sources too.
+    hidden = tests != root.resolve()
+    for key in ("annotated", "context"):
+        for rel in getattr(config, key):
+            path = _inside(root, label, key, rel)
+            if hidden and path.is_relative_to(tests):
+                raise TaskError(
+                    f"{label}: key '{key}': '{rel}' is inside tests_dir "
+                    f"'{config.tests_dir}' (tests are never shown)"
+                )
+
+
 def load_task(root: Path) -> Task:
     """Load and check one task folder.
 
@@ -164,10 +204,14 @@ def load_task(root: Path) -> Task:
     env_dir = root.parent / "_envs" / config.env
     if not (env_dir / "requirements.txt").is_file():
         raise TaskError(f"{label}: key 'env': {env_dir / 'requirements.txt'} not found")
+    _check_paths(root, config, label)
     for key in ("annotated", "context"):
         for rel in getattr(config, key):
             if not (root / rel).is_file():
                 raise TaskError(f"{label}: key '{key}': file '{rel}' not found in {root}")
+    for rel in config.context:
+        # Read now, so a file the prompt cannot show fails here, naming it.
+        _read_text(root / rel)
     if config.kind == "snippet":
         if not config.annotated:
             raise TaskError(
@@ -192,7 +236,7 @@ def load_task(root: Path) -> Task:
     files: dict[str, AnnotatedFile] = {}
     snippets: dict[str, Snippet] = {}
     for rel in config.annotated:
-        text = (root / rel).read_text(encoding="utf-8")
+        text = _read_text(root / rel)
         try:
             parsed = parse_tags(str(root / rel), text)
         except TagError as exc:
