@@ -128,6 +128,50 @@ ATTACKS: dict[str, tuple[str, str | None]] = {
         "SCALE = 0",
         None,
     ),
+    "re-sign the verdict with the key from the plugin's memory": (
+        "import atexit, hashlib, hmac, json, os, sys\n"
+        "def forge():\n"
+        "    plugin = sys.modules['rcb_verdict']\n"
+        "    recorder = plugin._RECORDER\n"
+        "    body = json.dumps({{'results': {{k: 'passed' for k in recorder._results}}, "
+        "'collect_errors': [], 'exitstatus': 0, 'tampered': []}}, sort_keys=True)\n"
+        "    mac = hmac.new(plugin._KEY, body.encode(), hashlib.sha256).hexdigest()\n"
+        "    open(recorder._out, 'w').write(json.dumps({{'body': body, 'mac': mac}}))\n"
+        "    for arg in sys.argv:\n"
+        "        if arg.startswith('--junitxml='):\n"
+        "            open(arg.split('=', 1)[1], 'w').write('<testsuites/>')\n"
+        "    os._exit(0)\n"
+        "atexit.register(forge)\n"
+        "SCALE = 0",
+        "sandbox_violation",
+    ),
+    "a FIFO where the verdict and the junit report go": (
+        "import atexit, os, sys\n"
+        "def swap():\n"
+        "    paths = [sys.modules['rcb_verdict']._RECORDER._out]\n"
+        "    paths += [a.split('=', 1)[1] for a in sys.argv if a.startswith('--junitxml=')]\n"
+        "    for path in paths:\n"
+        "        try:\n"
+        "            os.unlink(path)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        os.mkfifo(path)\n"
+        "atexit.register(swap)\n"
+        "SCALE = 0",
+        "sandbox_violation",
+    ),
+    "a symlink where the junit report goes": (
+        "import atexit, os, sys\n"
+        "def swap():\n"
+        "    for arg in sys.argv:\n"
+        "        if arg.startswith('--junitxml='):\n"
+        "            path = arg.split('=', 1)[1]\n"
+        "            os.unlink(path)\n"
+        "            os.symlink('/etc/passwd', path)\n"
+        "atexit.register(swap)\n"
+        "SCALE = 0",
+        "sandbox_violation",
+    ),
     "a daemon that outlives the test": (
         "import os, signal, time\n"
         "if os.fork() == 0:\n"

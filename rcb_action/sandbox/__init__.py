@@ -4,7 +4,14 @@
 loud warning otherwise); ``docker`` runs in a warm container per task.
 """
 
-from rcb_action.sandbox._base import ExecResult, Limits, Sandbox, SandboxBackend, host_gpus
+from rcb_action.sandbox._base import (
+    ExecResult,
+    Limits,
+    Sandbox,
+    SandboxBackend,
+    UnsafeFileError,
+    host_gpus,
+)
 from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
 from rcb_action.sandbox._registry import BACKENDS, get_backend
 
@@ -15,6 +22,7 @@ __all__ = [
     "Limits",
     "Sandbox",
     "SandboxBackend",
+    "UnsafeFileError",
     "build_venv",
     "env_key",
     "get_backend",

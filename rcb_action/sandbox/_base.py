@@ -14,6 +14,12 @@ from rcb_action.tasks import Task
 TRUNCATION_MARKER = "\n[rcb: output cut here: more than {limit} bytes]\n"
 
 
+class UnsafeFileError(OSError):
+    """A file the harness was asked to read is not a plain file inside the workspace
+    (a symbolic link, a FIFO, a device, or too large): something in the sandbox put
+    it there, and reading it could hang or mislead the harness."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one exec."""

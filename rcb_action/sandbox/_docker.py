@@ -37,9 +37,10 @@ from rcb_action.sandbox._base import (
     Limits,
     Sandbox,
     SandboxBackend,
+    UnsafeFileError,
     host_gpus,
 )
-from rcb_action.sandbox._files import DelegatedFiles, HostFiles
+from rcb_action.sandbox._files import MAX_READ_BYTES, DelegatedFiles, HostFiles
 from rcb_action.sandbox._images import VENV, base_image_id, ensure_image
 from rcb_action.tasks import Task
 
@@ -130,8 +131,12 @@ class _ArchiveFiles:
             raise FileNotFoundError(rel) from None
         with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
             member = tar.next()
-            if member is None or not member.isfile():
+            if member is None:
                 raise FileNotFoundError(rel)
+            if not member.isfile():
+                raise UnsafeFileError(f"{rel} is not a plain file")
+            if member.size > MAX_READ_BYTES:
+                raise UnsafeFileError(f"{rel} holds {member.size} bytes, over {MAX_READ_BYTES}")
             handle = tar.extractfile(member)
             return handle.read() if handle else b""
 

@@ -3,9 +3,18 @@ bind-mounted workspaces."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
+
+from rcb_action.sandbox._base import UnsafeFileError
+
+# The most the harness reads back from a sandbox in one file (verdicts, junit reports,
+# results): anything larger was not written by an honest run.
+MAX_READ_BYTES = 64 << 20
 
 
 class HostFiles:
@@ -39,7 +48,39 @@ class HostFiles:
         target.chmod(0o1777 if writable else 0o755)
 
     def read_file(self, rel: str) -> bytes:
-        return self.path(rel).read_bytes()
+        """A plain file's bytes. Never follows a symbolic link in the last part of the
+        path and never blocks on a FIFO: both raise :class:`UnsafeFileError`."""
+        try:
+            folder = self.path(str(Path(rel).parent))
+        except ValueError as exc:
+            raise UnsafeFileError(str(exc)) from None
+        target = folder / Path(rel).name
+        try:
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafeFileError(f"{rel} is a symbolic link, not a file") from None
+            raise
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise UnsafeFileError(
+                    f"{rel} is not a plain file (mode {stat.filemode(info.st_mode)})"
+                )
+            if info.st_size > MAX_READ_BYTES:
+                raise UnsafeFileError(f"{rel} holds {info.st_size} bytes, over {MAX_READ_BYTES}")
+            chunks, size = [], 0
+            while size <= MAX_READ_BYTES:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > MAX_READ_BYTES:
+                raise UnsafeFileError(f"{rel} grew past {MAX_READ_BYTES} bytes while read")
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def remove(self, rel: str) -> None:
         target = self.path(rel)

@@ -18,6 +18,7 @@ from rcb_action.scoring._metrics import (
     scaled_pass_at_1,
     unbiased_pass_at_k,
 )
+from rcb_action.scoring._reach import harness_reach
 from rcb_action.scoring._run import SandboxStartError, TestRun, run_tests, task_files
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "TestRun",
     "bootstrap_ci",
     "classify_exception",
+    "harness_reach",
     "macro_task_mean",
     "paired_bootstrap",
     "parse_junit",

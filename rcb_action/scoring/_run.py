@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from rcb_action.sandbox import Sandbox
+from rcb_action.sandbox import Sandbox, UnsafeFileError
 from rcb_action.scoring._classify import (
     FailureClass,
     classify_exception,
@@ -133,10 +133,11 @@ def run_tests(
         result = sandbox.exec(
             argv, timeout_s=timeout, cwd=attempt, env=env, stdin=key.encode() + b"\n"
         )
-        verdict_text = _read(sandbox, verdict_rel)
-        junit_text = _read(sandbox, junit_rel)
+        verdict_text, verdict_unsafe = _read(sandbox, verdict_rel)
+        junit_text, junit_unsafe = _read(sandbox, junit_rel)
     finally:
         sandbox.remove(attempt)
+    unsafe = verdict_unsafe or junit_unsafe
 
     common: dict[str, Any] = {
         "returncode": result.returncode,
@@ -146,10 +147,12 @@ def run_tests(
         "junit": junit_text or "",
         "tests_expected": len(expected) if expected is not None else 0,
     }
-    if verdict_text is None and started_marker(key) not in result.stderr:
+    if verdict_text is None and not unsafe and started_marker(key) not in result.stderr:
         raise SandboxStartError(
             f"the sandbox did not start pytest (exit {result.returncode}): {result.stderr.strip()[-300:]}"
         )
+    if unsafe:
+        return _fail("sandbox_violation", f"an output file was tampered with: {unsafe}", **common)
     if result.timed_out:
         return _fail("timeout", f"the tests ran past the {timeout:.0f} s limit", **common)
     if result.oom_killed:
@@ -221,11 +224,14 @@ def run_tests(
     return _fail(classify_exception(exception), f"pytest exit status {result.returncode}", **common)
 
 
-def _read(sandbox: Sandbox, rel: str) -> str | None:
+def _read(sandbox: Sandbox, rel: str) -> tuple[str | None, str | None]:
+    """(the file's text or None when missing, what is wrong with it when it is not a plain file)."""
     try:
-        return sandbox.read_file(rel).decode("utf-8", "replace")
+        return sandbox.read_file(rel).decode("utf-8", "replace"), None
     except FileNotFoundError:
-        return None
+        return None, None
+    except UnsafeFileError as exc:
+        return None, str(exc)
 
 
 def _check_verdict(text: str, key: str) -> dict[str, Any] | None:
