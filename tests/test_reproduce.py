@@ -1,5 +1,6 @@
 """The reproduction track end to end, with scripted agents replayed through litellm's real
-code path (mock tool calls) in real sandboxes: one agent reproduces the fixture task
+code path (a custom provider, tests/scripted_provider.py, answers with their tool calls) in
+real sandboxes: one agent reproduces the fixture task
 fully, one fails at each stage, three succeed suspiciously; a gold run that fails makes
 the task invalid. The wheelhouse is a folder with one tiny wheel made here, so no
 package index is needed."""
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_provider import ScriptedProvider, scripted_provider
 
 from rcb_action.agent import AgentModel, LiteLLMAgent, ScriptedSession, turn_from_dict, turn_to_dict
 from rcb_action.models import LiteLLMModel
@@ -187,11 +189,18 @@ def judgement(grades: dict[str, float], plan: float = 0.8) -> str:
 
 
 @pytest.fixture(scope="module")
-def run(environment: Path, confined: None) -> tuple[Path, dict[str, ReproductionRecord]]:
+def provider() -> Iterator[ScriptedProvider]:
+    with scripted_provider() as registered:
+        yield registered
+
+
+@pytest.fixture(scope="module")
+def run(
+    environment: Path, confined: None, provider: ScriptedProvider
+) -> tuple[Path, dict[str, ReproductionRecord]]:
     out = environment / "out"
     agents = [
-        LiteLLMAgent(f"openai/{name}", mock_turns=turns, backoff_s=0.01)
-        for name, turns in AGENTS.items()
+        LiteLLMAgent(provider.script(name, turns), backoff_s=0.01) for name, turns in AGENTS.items()
     ]
     judged = [name for name in AGENTS if name != "fails-plan"]
     answers = [judgement(GOOD if name == "full" else POOR) for name in judged]
@@ -202,7 +211,7 @@ def run(environment: Path, confined: None) -> tuple[Path, dict[str, Reproduction
     summary = reproduce(config, agents=agents, judge=judge)
     assert summary.done == len(AGENTS) and not summary.invalid_tasks
     records = {
-        r.model.removeprefix("openai/"): r
+        r.model.removeprefix("scripted/"): r
         for r in read_reproduction_records(out / REPRODUCTION_FILE)
     }
     return out, records
@@ -335,7 +344,7 @@ def test_gold_run_passed_and_the_rerun_resumes(run):
     assert gold and gold[-1].failed_stage is None
     before = (out / REPRODUCTION_FILE).read_bytes()
     config = ReproduceConfig(models=[], out=out, tasks_dir=FIXTURES, progress=False)
-    agents = [LiteLLMAgent(f"openai/{name}", mock_turns=[]) for name in AGENTS]
+    agents = [LiteLLMAgent(f"scripted/{name}") for name in AGENTS]  # no turn may be asked for
     summary = reproduce(config, agents=agents)
     assert summary.done == 0 and summary.skipped == len(AGENTS)
     assert (out / REPRODUCTION_FILE).read_bytes() == before
@@ -349,10 +358,10 @@ def test_report_shows_five_dimensions_funnel_and_plan_gap(run, cli, tmp_path):
     assert code == 0
     assert "failure rate per dimension" in stdout and "Stage funnel" in stdout
     section = json.loads((tmp_path / "r.json").read_text())["reproduction"]
-    full = section["models"]["openai/full"]
+    full = section["models"]["scripted/full"]
     assert full["failure_rates"] == dict.fromkeys(section["dimensions"], 0.0)
     assert full["plan_score"] == pytest.approx(80.0) and full["execution_success"] == 100.0
-    assert section["models"]["openai/fails-plan"]["funnel"][0]["passed"] == 0
+    assert section["models"]["scripted/fails-plan"]["funnel"][0]["passed"] == 0
     assert len(section["needs_review"]) == 3
     assert "## rcb reproduction track" in (tmp_path / "r.md").read_text()
 
@@ -452,7 +461,7 @@ def test_ctrl_c_leaves_no_sandbox_and_the_run_resumes(environment, confined, tmp
     assert record.failed_stage is None
 
 
-def test_agent_commands_stay_in_the_sandbox(environment, confined, tmp_path, monkeypatch):
+def test_agent_commands_stay_in_the_sandbox(environment, confined, provider, tmp_path, monkeypatch):
     secret = "sk-test-never-in-a-sandbox-0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     probes = {
@@ -464,7 +473,7 @@ def test_agent_commands_stay_in_the_sandbox(environment, confined, tmp_path, mon
     hostile = scripted()
     hostile[2]["tool_calls"][:0] = [call("run", command=c) for c in probes.values()]
     config = ReproduceConfig(models=[], out=tmp_path / "out", tasks_dir=FIXTURES, progress=False)
-    reproduce(config, agents=[LiteLLMAgent("openai/hostile", mock_turns=hostile)])
+    reproduce(config, agents=[LiteLLMAgent(provider.script("hostile", hostile))])
     (record,) = read_reproduction_records(tmp_path / "out" / REPRODUCTION_FILE)
     log = (tmp_path / "out" / record.log_dir / "steps.jsonl").read_text()
     assert secret not in log
