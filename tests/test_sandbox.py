@@ -94,6 +94,12 @@ def test_gpu_required_without_a_gpu_is_skipped_not_failed(fixture_tasks, cli):
     assert records and all(r.status == "skipped" for r in records)
     assert "requires a GPU" in records[0].message
     assert "attempt(s) not run: skipped: the task requires a GPU" in stdout
+    # A rerun on the same machine has nothing to do and records nothing twice.
+    code, _, err = cli(
+        "evaluate", "--tasks-dir", fixture_tasks, "--tasks", "toy", "--out", out, "--no-progress"
+    )
+    assert code == 0 and "nothing to do" in err
+    assert len(ResultStore(out).records()) == len(records)
 
 
 def test_gpu_device_requests_with_a_fake_device_list(toy, fixture_tasks):

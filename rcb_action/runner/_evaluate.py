@@ -417,14 +417,26 @@ def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[Wor
     return items
 
 
-def is_done(item: WorkItem, done: dict[RecordKey, Record]) -> bool:
+def is_done(
+    item: WorkItem, done: dict[RecordKey, Record], skips: dict[str, str | None] | None = None
+) -> bool:
+    """Scored with the same task and prompt; or skipped for a reason that still holds
+    (``skips``: each task's skip reason now), so a rerun neither repeats nor re-records it."""
     record = done.get(item.key)
-    return (
-        record is not None
-        and record.status in ("pass", "fail")
-        and record.task_sha == item.task.sha
-        and record.prompt_sha == item.prompt.sha
-    )
+    if record is None or record.task_sha != item.task.sha or record.prompt_sha != item.prompt.sha:
+        return False
+    if record.status == "skipped":
+        return skips is not None and skips.get(item.task.id) == record.message
+    return record.status in ("pass", "fail")
+
+
+def _skip_reasons(config: EvalConfig, tasks: list[Task]) -> dict[str, str | None]:
+    """Each task's skip reason on this machine (a task that needs a GPU, and there is none)."""
+    backend = get_backend(config.sandbox, config.limits)
+    try:
+        return {task.id: backend.skip_reason(task) for task in tasks}
+    finally:
+        backend.close()
 
 
 @contextmanager
@@ -482,7 +494,10 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     store = ResultStore(config.out)
     items = plan(config, models, tasks)
     done = store.latest()
-    todo = [item for item in items if not is_done(item, done)]
+    skips = (
+        _skip_reasons(config, tasks) if any(r.status == "skipped" for r in done.values()) else None
+    )
+    todo = [item for item in items if not is_done(item, done, skips)]
     for model in {item.model.name: item.model for item in todo}.values():
         model.check()
     summary = EvalSummary(
