@@ -195,9 +195,40 @@ def test_a_sandbox_that_never_starts_pytest_is_a_harness_failure(toy):
         backend.close()
 
 
+def test_an_attempt_cannot_list_the_workspace(toy):
+    backend = get_backend("local")
+    if not getattr(backend, "confined", False):
+        backend.close()
+        pytest.skip("as root without bubblewrap's user drop, every folder is listable")
+    sandbox = backend.open(toy)
+    try:
+        seen = peek_from_an_attempt(sandbox)
+    finally:
+        backend.close()
+    assert "refused 13" in seen and "a-second" not in seen
+    assert "own ['mine.py']" in seen
+
+
 def test_concurrent_execs_get_distinct_uids():
     backend = local_module.LocalBackend()
     taken = [backend.take_uid() for _ in range(3)]
     assert len(set(taken)) == 3 and all(uid >= 200_000 for uid in taken)
     for uid in taken:
         backend.give_uid(uid)
+
+
+PEEK = (
+    "import os, sys\n"
+    "root = os.path.dirname(os.getcwd())\n"
+    "try:\n    print('listed', os.listdir(root))\nexcept OSError as e:\n    print('refused', e.errno)\n"
+    "print('own', sorted(os.listdir('.')))\n"
+)
+
+
+def peek_from_an_attempt(sandbox) -> str:
+    """Two attempt folders in one workspace: what one sees of the workspace from the other."""
+    sandbox.mkdir("a-first", writable=True)
+    sandbox.mkdir("a-second", writable=True)
+    sandbox.write_files({"a-first/mine.py": b"X = 1\n"}, writable=False)
+    result = sandbox.exec([sandbox.python, "-c", PEEK], timeout_s=60, cwd="a-first")
+    return result.stdout

@@ -88,6 +88,19 @@ def test_container_limits_and_isolation(docker_client, toy):
     assert _ours(docker_client, os.getpid()) == []
 
 
+def test_an_attempt_cannot_list_the_workspace(docker_client, toy):
+    from test_sandbox import peek_from_an_attempt
+
+    backend = get_backend("docker")
+    sandbox = backend.open(toy)
+    try:
+        seen = peek_from_an_attempt(sandbox)
+    finally:
+        backend.close()
+    assert "refused 13" in seen and "a-second" not in seen
+    assert "own ['mine.py']" in seen
+
+
 def test_docker_and_local_give_the_same_verdicts(tmp_path, cli, docker_base_image):
     replay = write_replay(
         tmp_path / "mixed.jsonl",

@@ -182,7 +182,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         self.host_dir: Path | None = None
         if backend.local_daemon:
             self.host_dir = Path(tempfile.mkdtemp(prefix=f"rcb-docker-{task.id}-"))
-            self.host_dir.chmod(0o755)
+            # Not listable by the sandbox user: attempts sharing it cannot find each other.
+            self.host_dir.chmod(0o711)
             self.files: HostFiles | _ArchiveFiles = HostFiles(self.host_dir)
             self._mount = {str(self.host_dir): {"bind": WORKSPACE, "mode": "rw"}}
         else:
@@ -192,6 +193,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         for source, target in (mounts or {}).items():
             self._mount[source] = {"bind": target, "mode": "ro"}
         self.helper = self._start()
+        if self.volume is not None:
+            self.helper.exec_run(["chmod", "711", WORKSPACE], user="0:0", privileged=True)
         self._idle.append(self.helper)
 
     def _start(self) -> Any:

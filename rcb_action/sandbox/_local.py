@@ -326,7 +326,10 @@ class LocalBackend(SandboxBackend):
     def open(self, task: Task) -> LocalSandbox:
         self.prepare(task)
         workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
-        workspace.chmod(0o755)
+        # Attempts of one task share the workspace: each runs in a folder with a random
+        # name, and no sandbox user may list the root, so no attempt can find another's
+        # folder and plant a module there.
+        workspace.chmod(0o711)
         sandbox = LocalSandbox(self, self._venvs[task.env_dir], workspace)
         return self.track(sandbox)
 

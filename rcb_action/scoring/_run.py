@@ -30,6 +30,8 @@ PLUGIN_SOURCE = Path(__file__).with_name("rcb_verdict.py")
 HARNESS_DIR = ".rcb"
 OUTPUT_TAIL = 4000
 _THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+# No bytecode caches in an attempt's folder: nothing another process could swap in.
+_NO_PYC = {"PYTHONDONTWRITEBYTECODE": "1"}
 
 Status = Literal["pass", "fail", "harness_error"]
 
@@ -129,6 +131,7 @@ def run_tests(
             "PYTHONPATH": f"{base}/{HARNESS_DIR}:{base}/src:{base}",
             "RCB_VERDICT_PATH": f"{base}/verdict-{tag}.json",
             **_THREADS,
+            **_NO_PYC,
         }
         result = sandbox.exec(
             argv, timeout_s=timeout, cwd=attempt, env=env, stdin=key.encode() + b"\n"
