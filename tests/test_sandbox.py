@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,31 @@ def test_without_bubblewrap_limits_hold_and_a_warning_is_printed_once(toy, monke
     finally:
         first.close()
     assert "MemoryError" in result.stderr
+
+
+def test_without_bubblewrap_a_timeout_still_kills_setsid_daemons(toy, tmp_path):
+    backend = local_module.LocalBackend(use_bwrap=False)
+    if not backend.pid_namespace:
+        backend.close()
+        pytest.skip("unshare cannot make a pid namespace here: only the process group is killed")
+    marker = tmp_path / "daemon-was-here"
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    time.sleep(3)\n"
+        f"    open({str(marker)!r}, 'w').write('alive')\n"
+        "    os._exit(0)\n"
+        "time.sleep(60)\n"
+    )
+    sandbox = backend.open(toy)
+    try:
+        result = sandbox.exec([sandbox.python, "-c", code], timeout_s=1)
+    finally:
+        backend.close()
+    assert result.timed_out and result.duration_s < 5
+    time.sleep(4)
+    assert not marker.exists(), "a setsid daemon outlived the command's timeout"
 
 
 def test_gpu_required_without_a_gpu_is_skipped_not_failed(fixture_tasks, cli):

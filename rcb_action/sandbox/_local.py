@@ -129,7 +129,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
     def _argv(self, argv: list[str], cwd: str, env: dict[str, str], uid: int) -> list[str]:
         workdir = str(self._path(cwd))
         if not self.backend.confined:
-            return argv
+            return [*self.backend.pid_namespace, *argv]
         base = Path(sys.base_prefix).resolve()
         cmd = [
             self.backend.bwrap,
@@ -272,6 +272,22 @@ class LocalSandbox(DelegatedFiles, Sandbox):
             self.backend.give_uid(uid)
 
 
+def _pid_namespace_prefix() -> list[str]:
+    """Without bubblewrap, each command still gets its own pid namespace when util-linux's
+    ``unshare`` can make one (as root, or with unprivileged user namespaces): killing its
+    first process then kills every process it started, ``setsid`` daemons included.
+    Empty when it cannot; then only the process group is killed."""
+    unshare = shutil.which("unshare")
+    if not unshare:
+        return []
+    prefix = [unshare, "--user", "--map-root-user", "--pid", "--fork", "--kill-child"]
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return prefix if probe.returncode == 0 else []
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
@@ -306,6 +322,7 @@ class LocalBackend(SandboxBackend):
             if use_bwrap is False:
                 why = "bubblewrap was turned off"
             _warn_unconfined(why)
+        self.pid_namespace = [] if self.confined else _pid_namespace_prefix()
         self._venvs: dict[Path, Path] = {}
         first = 200_000 + (os.getpid() % 4096) * UID_SLOTS
         self._uids: queue.Queue[int] = queue.Queue()
