@@ -235,12 +235,13 @@ def test_window_ranking_hand_worked(tmp_path):
     assert result.snippets == 4 and result.papers == 2 and result.too_few
     assert rows["early"].scaled_pass_at_1 == pytest.approx(100 * (3 + 0) / (3 + 1 + 2 + 0))
     assert rows["early"].pass_rate == pytest.approx(50.0)
-    assert not rows["early"].contaminated and rows["early"].rank == 2
+    assert not rows["early"].contaminated and rows["early"].rank == 1
     assert rows["late"].contaminated and rows["late"].rank is None  # cutoff after the start
     assert rows["late"].scaled_pass_at_1 == pytest.approx(50.0)  # mean of 100 and 0
-    assert rows["unknown"].cutoff is None and not rows["unknown"].contaminated
-    assert rows["unknown"].scaled_pass_at_1 == 100.0 and rows["unknown"].rank == 1
-    assert [r.model for r in result.rows] == ["unknown", "early", "late"]
+    # No known cutoff: it may have read any paper, so it is marked and never ranked.
+    assert rows["unknown"].cutoff is None and rows["unknown"].contaminated
+    assert rows["unknown"].scaled_pass_at_1 == 100.0 and rows["unknown"].rank is None
+    assert [r.model for r in result.rows] == ["early", "unknown", "late"]
 
     # Only paper 2, starting after late's cutoff: late is ranked, unknown has nothing.
     result = window_ranking(records, registry, D(2024, 7, 1), D(2024, 12, 31))
@@ -256,7 +257,7 @@ def test_window_ranking_hand_worked(tmp_path):
 
     # A cutoff on the window's first day counts as contaminated (the paper may be read).
     on_the_day = window_ranking(records, registry, D(2024, 6, 1), D(2024, 12, 31))
-    assert {r.model for r in on_the_day.rows if r.contaminated} == {"late"}
+    assert {r.model for r in on_the_day.rows if r.contaminated} == {"late", "unknown"}
 
 
 def test_window_ties_share_a_rank_and_order_by_model(tmp_path):
@@ -293,7 +294,12 @@ def test_default_window_starts_after_every_cutoff(registry_file):
     start, end = default_window(records, registry)
     assert (start, end) == (D(2025, 2, 1), D(2025, 8, 20))  # after beta-labs' 2025-01-15
     result = window_ranking(records, registry, start, end)
-    assert not any(r.contaminated for r in result.rows)
+    # Every model with a known cutoff is clean; the unregistered one never is.
+    assert (
+        {r.model for r in result.rows if r.contaminated}
+        == {r.model for r in result.rows if r.cutoff is None}
+        != set()
+    )
     assert result.snippets == 15 + 5 + 8 and result.too_few
     everything = window_ranking(records, registry, D(2024, 1, 1), end)
     assert everything.snippets == 50 >= MIN_WINDOW_SNIPPETS and not everything.too_few

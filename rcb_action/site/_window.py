@@ -10,7 +10,8 @@ to the same numbers. The rules, shared by both:
 - Scores: scaled pass@1 and the unweighted pass rate of :mod:`rcb_action.scoring`.
 - Contaminated: the model's knowledge cutoff is on or after ``start`` (a paper
   posted on the cutoff day may have been read, as in the report's post-cutoff
-  subset). A model with no known cutoff is not marked.
+  subset), or the model has no known cutoff (any paper may have been read): it is
+  marked in every window and never ranked there.
 - Ranked: models neither contaminated nor without results in the window, by score
   (rounded to 1e-6) then model id; equal scores share a rank. Unranked rows follow,
   those with a score first (same order), then those without.
@@ -100,7 +101,7 @@ def rank_window(scored: Scored, registry: Registry, start: dt.date, end: dt.date
                 scaled_pass_at_1=scaled_pass_at_1(outcomes),
                 pass_rate=pass_rate(outcomes),
                 snippets=len(keys),
-                contaminated=cutoff is not None and cutoff >= start,
+                contaminated=cutoff is None or cutoff >= start,
                 rank=None,
             )
         )

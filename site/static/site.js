@@ -103,7 +103,7 @@
         score: scaled.length ? mean(scaled) : null,
         rate: rates.length ? mean(rates) : null,
         snippets: mine,
-        contaminated: m.cutoff !== null && m.cutoff >= start,
+        contaminated: m.cutoff === null || m.cutoff >= start,
         rank: null
       };
     });
@@ -176,8 +176,8 @@
       tr.appendChild(cell("td", fmt(r.rate), "num"));
       tr.appendChild(cell("td", String(r.snippets), "num"));
       var status = cell("td");
-      if (r.contaminated) status.appendChild(cell("span", "possibly contaminated", "flag"));
-      else status.appendChild(document.createTextNode(m.cutoff === null ? "cutoff unknown" : "clean"));
+      if (r.contaminated) status.appendChild(cell("span", m.cutoff === null ? "cutoff unknown: possibly contaminated" : "possibly contaminated", "flag"));
+      else status.appendChild(document.createTextNode("clean"));
       if (r.score === null) status.appendChild(document.createTextNode("; no results here"));
       tr.appendChild(status);
       fresh.appendChild(tr);
