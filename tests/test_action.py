@@ -78,6 +78,7 @@ def inputs_for(warm: Warm, workdir: Path, **extra: str) -> dict[str, str]:
         "registry": str(warm.registry),
         "results-dir": str(results),
         "workers": "2",
+        "sandbox": "local",  # the default is docker; these tests check the Action's own steps
         **extra,
     }
 
