@@ -14,12 +14,16 @@ Usage: python bench/bench_harness.py [--tasks GLOB]
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+import rcb_action.models._builtin as builtin_models
+import rcb_action.runner._expected as expected_module
+import rcb_action.runner._score as score_module
 from rcb_action.results import ResultStore
 from rcb_action.runner import EvalConfig, evaluate
 from rcb_action.sandbox import build_venv
@@ -64,7 +68,37 @@ def harness(pattern: str | None, workers: int, out: Path) -> float:
     return time.perf_counter() - started
 
 
+class Counts:
+    """Model calls and test runs made in this process, counted where they happen."""
+
+    model_calls = 0
+    test_runs = 0
+
+
+def count_calls() -> None:
+    def counted_tests(run):  # type: ignore[no-untyped-def]
+        def wrapper(*args, **kwargs):  # type: ignore[no-untyped-def]
+            Counts.test_runs += 1
+            return run(*args, **kwargs)
+
+        return wrapper
+
+    score_module.run_tests = counted_tests(score_module.run_tests)
+    expected_module.run_tests = counted_tests(expected_module.run_tests)
+    complete = builtin_models.ReferenceModel.complete
+
+    def counted_complete(self, request):  # type: ignore[no-untyped-def]
+        Counts.model_calls += 1
+        return complete(self, request)
+
+    builtin_models.ReferenceModel.complete = counted_complete  # type: ignore[method-assign]
+
+
 def main() -> None:
+    # Two cores, as the goal says, however many this machine has (children inherit it).
+    if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) > 2:
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[:2])
+    count_calls()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default=None, help="task id glob (default: all)")
     args = parser.parse_args()
@@ -88,12 +122,14 @@ def main() -> None:
                     two += harness(args.tasks, 2, out)
         out = scratch / "one-first"
         before = len(ResultStore(out).records())
+        calls, runs = Counts.model_calls, Counts.test_runs
         started = time.perf_counter()
         evaluate(
             EvalConfig(models=["reference"], out=out, tasks=args.tasks, workers=1, progress=False)
         )
         rerun = time.perf_counter() - started
         after = len(ResultStore(out).records())
+        calls, runs = Counts.model_calls - calls, Counts.test_runs - runs
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"{len(tasks)} tasks, {snippets} snippets")
@@ -103,7 +139,12 @@ def main() -> None:
     print(f"rcb evaluate, 2 workers:  {two:7.2f} s")
     print(f"workers 2 / workers 1:    {two / one:7.2f}x  (goal <= 0.65x)")
     print(
-        f"rerun, nothing changed:   {rerun:7.2f} s, {after - before} new records (goal: 0 records, < 5 s)"
+        f"rerun, nothing changed:   {rerun:7.2f} s, {calls} model calls, {runs} test runs, "
+        f"{after - before} new records (goal: none of them, < 5 s)"
+    )
+    print(
+        f"counted in this bench:    {Counts.model_calls} model calls, {Counts.test_runs} test runs "
+        f"in all; cores used: {len(os.sched_getaffinity(0))}"
     )
 
 
