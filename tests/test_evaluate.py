@@ -223,3 +223,43 @@ def test_sharded_runs_merge_to_the_unsharded_run(tmp_path, cli):
     assert cli("report", tmp_path / "whole", "--json", json_b, "--quiet")[0] == 0
     a, b = json.loads(json_a.read_text()), json.loads(json_b.read_text())
     assert a["models"] == b["models"]
+
+
+def test_harness_errors_are_retried_reported_apart_and_rerun(tmp_path, cli, monkeypatch):
+    """An infrastructure failure (the sandbox dies under a snippet's run) is retried; when
+    it persists the record is harness_error, counted apart and never against the model,
+    and the next run tries it again."""
+    import rcb_action.runner._evaluate as evaluate_module
+
+    real = evaluate_module.score_code
+    calls: dict[str, int] = {}
+
+    def flaky(sandbox, task, snippet, code, expected):
+        calls[snippet] = calls.get(snippet, 0) + 1
+        if snippet == "norm" or (snippet == "shift" and calls[snippet] == 1):
+            raise ConnectionError("the sandbox went away")
+        return real(sandbox, task, snippet, code, expected)
+
+    monkeypatch.setattr(evaluate_module, "score_code", flaky)
+    out = tmp_path / "out"
+    args = ["evaluate", "--model", "reference", "--tasks-dir", FIXTURE_TASKS, "--tasks", "toy"]
+    code, _, _ = cli(*args, "--out", out, "--no-progress")
+    assert code == 0
+    records = {r.snippet: r for r in ResultStore(out).records()}
+    assert calls["norm"] == 1 + evaluate_module.HARNESS_RETRIES
+    assert records["norm"].status == "harness_error"
+    assert "ConnectionError: the sandbox went away" in records["norm"].message
+    assert calls["shift"] == 2 and records["shift"].status == "pass"  # one retry was enough
+
+    code, _, _ = cli("report", out, "--json", tmp_path / "report.json", "--quiet")
+    entry = json.loads((tmp_path / "report.json").read_text())["models"]["reference"]
+    assert entry["harness_errors"] == 1
+    assert entry["scaled_pass_at_1"] == 100.0 and entry["pass_rate"] == 100.0
+    assert entry["snippets"] == len(records) - 1
+
+    monkeypatch.setattr(evaluate_module, "score_code", real)
+    calls.clear()
+    code, _, err = cli(*args, "--out", out, "--no-progress")
+    assert code == 0 and "1 attempts to run" in err
+    latest = ResultStore(out).latest()
+    assert {r.snippet: r.status for r in latest.values()}["norm"] == "pass"
