@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from rcb_action.cli import main
+from rcb_action.results import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tasks"
@@ -96,3 +100,47 @@ def docker_base_image(docker_client) -> str:
         return tag
     _docker_or_skip("no base image (build one with `rcb sandbox build-base`)")
     return ""
+
+
+def run_and_signal(tmp_path, sig: int, sandbox: str) -> tuple[int, int, list[str], Path]:
+    """Start a run of 20 one-second samples, signal it once two records are in."""
+    slow = "import time\ntime.sleep(1)\n"
+    rows = [
+        {
+            "task": "toy",
+            "snippet": "slow sum",
+            "sample": s,
+            "completion": fenced(slow + "total = sum(values)"),
+        }
+        for s in range(20)
+    ]
+    replay = write_replay(tmp_path / "slow.jsonl", rows)
+    out = tmp_path / f"out-{sandbox}-{sig}"
+    command = [
+        sys.executable, "-m", "rcb_action", "evaluate", "--model", f"replay:{replay}", "--tasks-dir",
+        str(FIXTURE_TASKS), "--tasks", "toy", "--samples", "20", "--sandbox", sandbox, "--workers", "2",
+        "--out", str(out), "--no-progress",
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+    )
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (
+        results.is_file() and results.read_bytes().count(b"\n") >= 2
+    ):
+        time.sleep(0.1)
+    proc.send_signal(sig)
+    return proc.wait(timeout=120), proc.pid, command, out
+
+
+def resume_to_the_end(command: list[str], out: Path) -> None:
+    """The same command again finishes the run: every attempt once, none lost or doubled."""
+    before = ResultStore(out).records()
+    assert 0 < len(before) < 20 * 5
+    subprocess.run(command, check=True, capture_output=True, timeout=600, env=os.environ.copy())
+    records = ResultStore(out).records()
+    keys = [r.key for r in records]
+    assert len(keys) == len(set(keys)) == 20 * 5  # 20 samples of the toy task's 5 snippets
+    assert records[: len(before)] == before  # nothing written before the signal was lost
+    assert all(r.status == "pass" for r in records if r.snippet == "slow sum")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import signal
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_TASKS
+from conftest import FIXTURE_TASKS, resume_to_the_end, run_and_signal
 
 from rcb_action.results import ResultStore
 from rcb_action.sandbox import Limits, get_backend
@@ -101,6 +103,18 @@ def test_without_bubblewrap_a_timeout_still_kills_setsid_daemons(toy, tmp_path):
     assert result.timed_out and result.duration_s < 5
     time.sleep(4)
     assert not marker.exists(), "a setsid daemon outlived the command's timeout"
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_the_local_backend_leaves_nothing_and_the_run_resumes(tmp_path):
+    def workspaces() -> set[Path]:
+        return {p for p in Path(tempfile.gettempdir()).glob("rcb-toy-*") if p.is_dir()}
+
+    before = workspaces()
+    code, _, command, out = run_and_signal(tmp_path, signal.SIGINT, "local")
+    assert code == 130
+    assert workspaces() - before == set(), "the interrupted run left its workspaces behind"
+    resume_to_the_end(command, out)
 
 
 def test_gpu_required_without_a_gpu_is_skipped_not_failed(fixture_tasks, cli):

@@ -6,12 +6,9 @@ import contextlib
 import os
 import signal
 import socket
-import subprocess
-import sys
-import time
 
 import pytest
-from conftest import FIXTURE_TASKS, fenced, write_replay
+from conftest import FIXTURE_TASKS, fenced, resume_to_the_end, run_and_signal, write_replay
 
 from rcb_action.errors import RcbError
 from rcb_action.sandbox import EnvironmentBuildError, Limits, get_backend
@@ -127,44 +124,14 @@ def test_docker_and_local_give_the_same_verdicts(tmp_path, cli, docker_base_imag
     assert verdicts["local"] == verdicts["docker"]
 
 
-def _run_and_signal(tmp_path, sig: int) -> tuple[int, int]:
-    slow = "import time\ntime.sleep(1)\n"
-    rows = [
-        {
-            "task": "toy",
-            "snippet": "slow sum",
-            "sample": s,
-            "completion": fenced(slow + "total = sum(values)"),
-        }
-        for s in range(20)
-    ]
-    replay = write_replay(tmp_path / "slow.jsonl", rows)
-    out = tmp_path / f"out-{sig}"
-    command = [
-        sys.executable, "-m", "rcb_action", "evaluate", "--model", f"replay:{replay}", "--tasks-dir",
-        str(FIXTURE_TASKS), "--tasks", "toy", "--samples", "20", "--sandbox", "docker", "--workers", "2",
-        "--out", str(out), "--no-progress",
-    ]  # fmt: skip
-    proc = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
-    )
-    results = out / "results.jsonl"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and not (
-        results.is_file() and results.read_bytes().count(b"\n") >= 2
-    ):
-        time.sleep(0.1)
-    proc.send_signal(sig)
-    return proc.wait(timeout=120), proc.pid
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_signals_leave_no_containers_and_a_run_that_resumes(
     docker_client, tmp_path, sig, docker_base_image
 ):
-    code, pid = _run_and_signal(tmp_path, sig)
+    code, pid, command, out = run_and_signal(tmp_path, sig, "docker")
     assert code == 130
     assert _ours(docker_client, pid) == []
+    resume_to_the_end(command, out)
 
 
 def test_exception_leaves_no_containers(docker_client, toy, tmp_path):
