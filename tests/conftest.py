@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,26 @@ def resume_to_the_end(command: list[str], out: Path) -> None:
     assert len(keys) == len(set(keys)) == 20 * 5  # 20 samples of the toy task's 5 snippets
     assert records[: len(before)] == before  # nothing written before the signal was lost
     assert all(r.status == "pass" for r in records if r.snippet == "slow sum")
+
+
+PEEK = (
+    "import os, sys\n"
+    "root = os.path.dirname(os.getcwd())\n"
+    "try:\n    print('listed', os.listdir(root))\nexcept OSError as e:\n    print('refused', e.errno)\n"
+    "print('own', sorted(os.listdir('.')))\n"
+)
+
+
+def assert_attempts_are_hidden(backend: Any, task: Any) -> None:
+    """Two attempt folders in one workspace: from one, the workspace cannot be listed
+    (so the other cannot be found), while the attempt's own folder can."""
+    sandbox = backend.open(task)
+    try:
+        sandbox.mkdir("a-first", writable=True)
+        sandbox.mkdir("a-second", writable=True)
+        sandbox.write_files({"a-first/mine.py": b"X = 1\n"}, writable=False)
+        seen = sandbox.exec([sandbox.python, "-c", PEEK], timeout_s=60, cwd="a-first").stdout
+    finally:
+        backend.close()
+    assert "refused 13" in seen and "a-second" not in seen
+    assert "own ['mine.py']" in seen
