@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -123,7 +124,13 @@ def run_and_signal(tmp_path, sig: int, sandbox: str) -> tuple[int, int, list[str
         "--out", str(out), "--no-progress",
     ]  # fmt: skip
     proc = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+        # A shell starts background jobs with SIGINT ignored, and children inherit that:
+        # give the run the default disposition, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 300
