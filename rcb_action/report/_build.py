@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from rcb_action.models import Registry
 from rcb_action.results import Record
@@ -29,8 +29,19 @@ def outcomes_of(records: Iterable[Record]) -> list[Outcome]:
     return [Outcome(r.task, r.snippet, r.sample, r.weight, r.passed) for r in records if r.scored]
 
 
-def post_cutoff(records: Iterable[Record], cutoff: dt.date | None) -> list[Record]:
-    """Records of papers first posted after ``cutoff`` (a model cannot have read them)."""
+class Dated(Protocol):
+    """Anything about a paper with its first-posted date: attempt records of either track."""
+
+    @property
+    def published(self) -> dt.date: ...
+
+
+DatedRecord = TypeVar("DatedRecord", bound=Dated)
+
+
+def post_cutoff(records: Iterable[DatedRecord], cutoff: dt.date | None) -> list[DatedRecord]:
+    """Records of papers first posted after ``cutoff`` (a model cannot have read them);
+    all of them when the cutoff is not known."""
     if cutoff is None:
         return list(records)
     return [r for r in records if r.published > cutoff]

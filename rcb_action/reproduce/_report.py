@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rcb_action.models import Registry
+from rcb_action.report import post_cutoff
 from rcb_action.reproduce._records import DIMENSIONS, STAGES, ReproductionRecord
 
 DIMENSION_LABELS = {
@@ -110,24 +111,20 @@ def _post_cutoff(
     cutoffs: dict[str, dt.date | None] = {}
     for name, recs in by_model.items():
         cutoff = cutoffs[name] = registry.cutoff(name)
-        later = recs if cutoff is None else [r for r in recs if r.published > cutoff]
         per_model[name] = {
             "cutoff": cutoff.isoformat() if cutoff else None,
             "note": None if cutoff else "no knowledge cutoff known: every task counts",
-            **_live(later),
+            **_live(post_cutoff(recs, cutoff)),
         }
     known = [c for c in cutoffs.values() if c is not None]
     if not known:
         return per_model, None
     after = max(known)
+    later = {name: post_cutoff(recs, after) for name, recs in by_model.items()}
     common = {
         "after": after.isoformat(),
-        "models": {
-            name: _live([r for r in recs if r.published > after]) for name, recs in by_model.items()
-        },
-        "tasks": sorted(
-            {r.task for recs in by_model.values() for r in recs if r.published > after}
-        ),
+        "models": {name: _live(recs) for name, recs in later.items()},
+        "tasks": sorted({r.task for recs in later.values() for r in recs}),
         "models_without_cutoff": sorted(n for n, c in cutoffs.items() if c is None),
     }
     return per_model, common
