@@ -152,6 +152,16 @@ def _describe(record: ReproductionRecord, seconds: float) -> str:
     return f"{outcome}{review} in {seconds:.0f} s"
 
 
+def _cached_gold(task: Task, sandbox: str) -> ReproductionRecord | None:
+    """The gold run that passed earlier for this task hash and sandbox, if any."""
+    cached = _gold_cache(task, sandbox)
+    if not cached.is_file():
+        return None
+    record = ReproductionRecord.model_validate_json(cached.read_text(encoding="utf-8"))
+    record.message = f"gold run passed earlier (cached in {cached})"
+    return record
+
+
 def gold_run(
     task: Task, setting: AttemptSetting, config: ReproduceConfig
 ) -> tuple[ReproductionRecord, bool]:
@@ -160,18 +170,16 @@ def gold_run(
     Returns:
         (the record, whether it was run now).
     """
-    cached = _gold_cache(task, config.sandbox)
-    if cached.is_file():
-        record = ReproductionRecord.model_validate_json(cached.read_text(encoding="utf-8"))
-        record.message = f"gold run passed earlier (cached in {cached})"
-        return record, False
+    earlier = _cached_gold(task, config.sandbox)
+    if earlier is not None:
+        return earlier, False
     started = time.monotonic()
     # The gold run proves the task runs and its numbers hold; its plan is not judged.
     unjudged = dataclasses.replace(setting, judge=None)
     record = run_attempt(task, ReferenceAgent(), 0, unjudged, Path(LOGS_DIR) / "_gold" / task.id)
     _say(config, f"{task.id}: gold run {_describe(record, time.monotonic() - started)}")
     if gold_passed(record):
-        cached.write_text(record.model_dump_json(), encoding="utf-8")
+        _gold_cache(task, config.sandbox).write_text(record.model_dump_json(), encoding="utf-8")
     return record, True
 
 
@@ -188,6 +196,9 @@ def check_gold(task: Task, backend: SandboxBackend, out: Path) -> tuple[Reproduc
     Raises:
         RcbError: no python3 in the sandbox, or the task's packages cannot be fetched.
     """
+    earlier = _cached_gold(task, backend.name)
+    if earlier is not None:  # no sandbox or wheelhouse needed
+        return earlier, False
     packages = allowed_packages(task)
     setting = AttemptSetting(
         backend, build_wheelhouse(packages, _python_version(backend, task)), packages, out
