@@ -37,6 +37,9 @@ class Record(BaseModel):
     published: dt.date
     domain: str = "ml"
     status: Literal["pass", "fail", "harness_error", "skipped"]
+    # How the verdict was reached: "cases" (the model's code and the checks ran in
+    # separate sandboxes) or "in-process" (pytest imported the model's code: forgeable).
+    grading: Literal["cases", "in-process"] = "in-process"
     failure_class: str | None = None
     message: str = ""
     tests_expected: int = 0
