@@ -231,7 +231,7 @@ def test_harness_errors_are_retried_reported_apart_and_rerun(tmp_path, cli, monk
     and the next run tries it again."""
     import rcb_action.runner._evaluate as evaluate_module
 
-    real = evaluate_module.score_code
+    real = evaluate_module.score_snippet
     calls: dict[str, int] = {}
 
     def flaky(sandbox, task, snippet, code, expected):
@@ -240,7 +240,7 @@ def test_harness_errors_are_retried_reported_apart_and_rerun(tmp_path, cli, monk
             raise ConnectionError("the sandbox went away")
         return real(sandbox, task, snippet, code, expected)
 
-    monkeypatch.setattr(evaluate_module, "score_code", flaky)
+    monkeypatch.setattr(evaluate_module, "score_snippet", flaky)
     out = tmp_path / "out"
     args = ["evaluate", "--model", "reference", "--tasks-dir", FIXTURE_TASKS, "--tasks", "toy"]
     code, _, _ = cli(*args, "--out", out, "--no-progress")
@@ -257,7 +257,7 @@ def test_harness_errors_are_retried_reported_apart_and_rerun(tmp_path, cli, monk
     assert entry["scaled_pass_at_1"] == 100.0 and entry["pass_rate"] == 100.0
     assert entry["snippets"] == len(records) - 1
 
-    monkeypatch.setattr(evaluate_module, "score_code", real)
+    monkeypatch.setattr(evaluate_module, "score_snippet", real)
     calls.clear()
     code, _, err = cli(*args, "--out", out, "--no-progress")
     assert code == 0 and "1 attempts to run" in err

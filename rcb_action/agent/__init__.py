@@ -17,13 +17,7 @@ from rcb_action.agent._base import (
 from rcb_action.agent._litellm import LiteLLMAgent, MockTurn
 from rcb_action.agent._loop import AgentLoop, Budget, Guard, StageEnd, StepLog, Usage, utc_now
 from rcb_action.agent._replay import ReplayAgent
-from rcb_action.agent._snippet import (
-    feedback,
-    refine_prompt,
-    run_visible,
-    visible_passed,
-    visible_tests,
-)
+from rcb_action.agent._snippet import feedback, refine_prompt, visible_passed
 from rcb_action.agent._tools import TOOL_NAMES, TOOLS, ToolResult, Workbench, clip_output
 
 __all__ = [
@@ -49,10 +43,8 @@ __all__ = [
     "clip_output",
     "feedback",
     "refine_prompt",
-    "run_visible",
     "turn_from_dict",
     "turn_to_dict",
     "utc_now",
     "visible_passed",
-    "visible_tests",
 ]

@@ -1,10 +1,11 @@
 """Agent mode for snippets (``rcb evaluate --agent-turns K``): the model sees how its block
-does on a visible subset of the snippet's tests and writes it again, up to K times.
+does on the task's visible checks and writes it again, up to K times.
 
-The visible subset is the first half (at least one) of the test ids the reference run
-recorded for the snippet, in sorted order; the model is shown their outcomes and the
-end of pytest's output, never the other tests. The final block is scored by the normal
-pass rule on the whole selection, so pass-after-K compares with pass@1.
+The visible checks are those task.yaml's ``agent`` block names; they run in a check
+sandbox that holds no other check and only the visible cases' reference outputs
+(:func:`rcb_action.scoring.run_visible`). The model is shown their outcomes and the
+end of their output, never the hidden checks. The final block is scored by the
+normal pass rule on the whole selection, so pass-after-K compares with pass@1.
 """
 
 from __future__ import annotations
@@ -13,44 +14,19 @@ import dataclasses
 import hashlib
 
 from rcb_action.prompts import Prompt
-from rcb_action.sandbox import Sandbox
-from rcb_action.scoring import TestRun, parse_junit, run_tests
-from rcb_action.splice import splice
-from rcb_action.tasks import Task
+from rcb_action.scoring import TestRun, parse_junit
 
 FEEDBACK_OUTPUT = 3000
 
 
-def visible_tests(expected: list[str]) -> list[str]:
-    """The tests a refining model may run: the first half of the ids, at least one."""
-    ids = sorted(expected)
-    return ids[: max(1, len(ids) // 2)]
-
-
-def run_visible(
-    sandbox: Sandbox, task: Task, snippet: str, code: str, visible: list[str]
-) -> TestRun | str:
-    """The visible tests on ``code`` spliced in place of ``snippet``; a string when the
-    spliced file does not compile (the message shown to the model)."""
-    path = task.snippets[snippet].path
-    spliced = splice(task, snippet, code)
-    try:
-        compile(spliced, path, "exec")
-    except SyntaxError as exc:
-        return f"{path}:{exc.lineno}: SyntaxError: {exc.msg}"
-    return run_tests(sandbox, task, visible, overrides={path: spliced}, expected=visible)
-
-
-def visible_passed(result: TestRun | str | None) -> bool:
+def visible_passed(result: TestRun | None) -> bool:
     return isinstance(result, TestRun) and result.passed
 
 
-def feedback(result: TestRun | str | None, visible: list[str]) -> str:
+def feedback(result: TestRun | None, visible: list[str]) -> str:
     """What the model is told about its last block."""
     if result is None:
         return "Your answer held no fenced python code block, so nothing could be run."
-    if isinstance(result, str):
-        return f"The file with your block does not compile: {result}"
     messages: dict[str, str] = {}
     try:
         for case in parse_junit(result.junit):
@@ -59,7 +35,7 @@ def feedback(result: TestRun | str | None, visible: list[str]) -> str:
     except ValueError:
         pass
     lines = [
-        f"Your block was run against {len(visible)} visible test(s); the other tests are hidden. "
+        f"Your block was run against {len(visible)} visible check(s); the other checks are hidden. "
         f"{result.tests_passed} of {len(visible)} passed."
     ]
     for test in visible:
@@ -70,7 +46,7 @@ def feedback(result: TestRun | str | None, visible: list[str]) -> str:
         lines.append(f"Failure: {result.failure_class}: {result.message[:300]}")
     tail = (result.stdout + result.stderr)[-FEEDBACK_OUTPUT:].strip()
     if tail:
-        lines.append(f"\nThe end of pytest's output:\n```\n{tail}\n```")
+        lines.append(f"\nThe end of the output:\n```\n{tail}\n```")
     return "\n".join(lines)
 
 

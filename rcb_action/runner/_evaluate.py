@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rcb_action import __version__
-from rcb_action.agent import feedback, refine_prompt, run_visible, visible_passed, visible_tests
+from rcb_action.agent import feedback, refine_prompt, visible_passed
 from rcb_action.errors import RcbError
 from rcb_action.models import (
     CompletionRequest,
@@ -34,15 +34,27 @@ from rcb_action.models import (
     get_model,
     load_registry,
 )
+from rcb_action.names import path_key
 from rcb_action.prompts import Prompt, build_prompt
 from rcb_action.results import Record, RecordKey, ResultStore
-from rcb_action.runner._expected import Expected, expected_ids, selection_key
 from rcb_action.runner._progress import RunProgress
-from rcb_action.runner._score import score_code
-from rcb_action.sandbox import Limits, Sandbox, SandboxBackend, get_backend
-from rcb_action.scoring import SandboxStartError, TestRun
-from rcb_action.splice import extract_code
+from rcb_action.sandbox import Limits, SandboxBackend, get_backend
+from rcb_action.scoring import (
+    Expected,
+    Sandboxes,
+    SandboxStartError,
+    Scored,
+    TestRun,
+    open_sandboxes,
+    reference_run,
+    release_sandboxes,
+    run_visible,
+    score_snippet,
+    selection_key,
+)
+from rcb_action.splice import extract_code, no_code_reason
 from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
+from rcb_action.text import utf8_safe
 
 HARNESS_RETRIES = 2
 PaperMode = Literal["with", "without", "both"]
@@ -123,7 +135,10 @@ def in_shard(task_id: str, snippet: str, shard: tuple[int, int] | None) -> bool:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:80]
+    """A folder name for a model or snippet name that no other name gets (a readable
+    prefix and a hash of the exact name): ``acme/coder`` and ``acme_coder`` never
+    share logs. Older results keep the folder their records name in ``log_dir``."""
+    return path_key(name)
 
 
 class _Runner:
@@ -133,33 +148,33 @@ class _Runner:
         self.stop = threading.Event()
         self._backend: SandboxBackend | None = None
         self._backend_lock = threading.Lock()
-        self._sandboxes: dict[str, Sandbox] = {}
+        self._sandboxes: dict[str, Sandboxes] = {}
         self._pending: dict[str, int] = defaultdict(int)
         self._task_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._expected: dict[str, Expected] = {}
         self.done: dict[RecordKey, Record] = {}
 
-    # sandbox lifecycle: one warm sandbox per task, released when its last item is done
+    # sandbox lifecycle: one warm set of sandboxes per task, released when its last item is done
     def backend(self) -> SandboxBackend:
         with self._backend_lock:
             if self._backend is None:
                 self._backend = get_backend(self.config.sandbox, self.config.limits)
             return self._backend
 
-    def sandbox_for(self, task: Task) -> tuple[Sandbox, Expected]:
+    def sandbox_for(self, task: Task) -> tuple[Sandboxes, Expected]:
         with self._task_locks[task.id]:
             if task.id not in self._sandboxes:
-                self._sandboxes[task.id] = self.backend().open(task)
-            sandbox = self._sandboxes[task.id]
+                self._sandboxes[task.id] = open_sandboxes(self.backend(), task)
+            sandboxes = self._sandboxes[task.id]
             if task.id not in self._expected:
-                self._expected[task.id] = expected_ids(task, sandbox)
-            return sandbox, self._expected[task.id]
+                self._expected[task.id] = reference_run(task, sandboxes)
+            return sandboxes, self._expected[task.id]
 
     def item_done(self, task: Task) -> None:
         with self._task_locks[task.id]:
             self._pending[task.id] -= 1
             if self._pending[task.id] == 0 and task.id in self._sandboxes:
-                self.backend().release(self._sandboxes.pop(task.id))
+                release_sandboxes(self.backend(), self._sandboxes.pop(task.id))
 
     def close(self) -> None:
         with self._backend_lock:
@@ -180,6 +195,7 @@ class _Runner:
             prompt_sha=item.prompt.sha,
             weight=task.weight(item.snippet),
             published=task.config.published,
+            grading=task.grading,
             domain=task.config.domain,
             paper_truncated=item.prompt.paper_truncated,
             paper_chars_kept=item.prompt.paper_chars_kept if item.paper else None,
@@ -225,22 +241,17 @@ class _Runner:
                 item,
                 status="fail",
                 failure_class="no_code",
-                message="no fenced code block",
+                message=no_code_reason(fields["completion"]),
                 **fields,
             )
         log_dir = self.log_dir(item)
         self.write_log(log_dir, {"completion.md": fields["completion"]})
-        outcome = self.score(item, code)
-        if outcome is None:
+        scored = self.score(item, code)
+        if scored is None:
             return None
-        spliced, run = outcome
+        run = scored.run
         self.write_log(
-            log_dir,
-            {
-                Path(task.snippets[item.snippet].path).name: spliced,
-                "pytest-output.txt": run.stdout + run.stderr,
-                "junit.xml": run.junit,
-            },
+            log_dir, {Path(task.snippets[item.snippet].path).name: scored.spliced, **scored.logs}
         )
         return self.record(
             item,
@@ -266,7 +277,11 @@ class _Runner:
 
     def refine(self, item: WorkItem) -> list[Record] | None:
         """Agent mode: the first answer, then up to ``agent_turns`` rewrites, each after
-        the visible tests ran on the last one; the final block is scored as usual."""
+        the visible checks ran on the last one; the final block is scored as usual.
+
+        Only the visible checks (task.yaml ``agent``) ever run for feedback, in a check
+        sandbox that holds no hidden check. A task with in-process tests, or with no
+        visible checks, gives no feedback: its refined record is the first answer's."""
         first_item = dataclasses.replace(item, agent_turns=0)
         first = self.done.get(first_item.key)
         new: list[Record] = []
@@ -286,22 +301,23 @@ class _Runner:
             "duration_model_s": first.duration_model_s,
         }
         code, history = first.code, []
+        visible: list[str] = []
         try:
-            sandbox, expected = self.sandbox_for(task)
+            sandboxes, expected = self.sandbox_for(task)
             ids = expected.ids.get(selection_key(task.tests_for(item.snippet)))
             if ids is None:
                 return [
                     *new,
                     self.harness_error(item, "task invalid: the reference fails its tests"),
                 ]
-            visible = visible_tests(ids)
-            for turn in range(1, item.agent_turns + 1):
+            visible = expected.visible_ids if task.grading == "cases" else []
+            for turn in range(1, item.agent_turns + 1 if visible else 1):
                 if self.stop.is_set():
                     return None
                 result = (
                     None
                     if code is None
-                    else run_visible(sandbox, task, item.snippet, code, visible)
+                    else run_visible(sandboxes, task, item.snippet, code, expected)
                 )
                 if visible_passed(result):
                     break
@@ -349,8 +365,8 @@ class _Runner:
         }
         return record.model_copy(update=update)
 
-    def score(self, item: WorkItem, code: str) -> tuple[str, TestRun] | None:
-        """Splice and test, retrying infrastructure failures; None when interrupted."""
+    def score(self, item: WorkItem, code: str) -> Scored | None:
+        """Splice and grade, retrying infrastructure failures; None when interrupted."""
         task = item.task
         key = selection_key(task.tests_for(item.snippet))
         last_error = ""
@@ -358,24 +374,30 @@ class _Runner:
             if self.stop.is_set():
                 return None
             try:
-                sandbox, expected = self.sandbox_for(task)
+                sandboxes, expected = self.sandbox_for(task)
                 if key in expected.errors:
-                    return "", TestRun(
-                        status="harness_error",
-                        failure_class="harness_error",
-                        message=f"task invalid: the reference fails its own tests ({expected.errors[key]})"[
-                            :500
-                        ],
+                    return Scored(
+                        "",
+                        TestRun(
+                            status="harness_error",
+                            failure_class="harness_error",
+                            message=f"task invalid: the reference fails its own tests ({expected.errors[key]})"[
+                                :500
+                            ],
+                        ),
                     )
-                return score_code(sandbox, task, item.snippet, code, expected.ids[key])
+                return score_snippet(sandboxes, task, item.snippet, code, expected)
             except RcbError:
                 raise
             except Exception as exc:  # infrastructure: retried, then reported apart
                 if self.stop.is_set():
                     return None
                 last_error = f"{type(exc).__name__}: {exc}"
-        return "", TestRun(
-            status="harness_error", failure_class="harness_error", message=last_error[:500]
+        return Scored(
+            "",
+            TestRun(
+                status="harness_error", failure_class="harness_error", message=last_error[:500]
+            ),
         )
 
     def log_dir(self, item: WorkItem) -> Path:
@@ -389,10 +411,12 @@ class _Runner:
 
     @staticmethod
     def write_log(directory: Path, files: dict[str, str]) -> None:
+        """Write each non-empty text as UTF-8; lone surrogates become U+FFFD
+        (:func:`rcb_action.text.utf8_safe`), so no text can fail the write."""
         directory.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
             if text:
-                (directory / name).write_text(text, encoding="utf-8")
+                (directory / name).write_text(utf8_safe(text), encoding="utf-8")
 
 
 def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[WorkItem]:

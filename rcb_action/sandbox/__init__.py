@@ -13,13 +13,16 @@ from rcb_action.sandbox._base import (
     host_gpus,
 )
 from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
+from rcb_action.sandbox._phases import CasesRaw, PytestRaw, run_cases, run_pytest
 from rcb_action.sandbox._registry import BACKENDS, get_backend
 
 __all__ = [
     "BACKENDS",
+    "CasesRaw",
     "EnvironmentBuildError",
     "ExecResult",
     "Limits",
+    "PytestRaw",
     "Sandbox",
     "SandboxBackend",
     "UnsafeFileError",
@@ -27,4 +30,6 @@ __all__ = [
     "env_key",
     "get_backend",
     "host_gpus",
+    "run_cases",
+    "run_pytest",
 ]

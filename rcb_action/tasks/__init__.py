@@ -1,7 +1,10 @@
 """Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
 
 from rcb_action.tasks._loader import Task, find_tasks, load_task, load_tasks, resolve_tasks_dir
+from rcb_action.tasks._plain import read_plain_file
+from rcb_action.tasks._requirements import pinned_requirement, read_requirements
 from rcb_action.tasks._schema import (
+    AgentVisibility,
     CurveFact,
     ExpectedResults,
     MetricExpectation,
@@ -17,6 +20,7 @@ from rcb_action.tasks._schema import (
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
+    "AgentVisibility",
     "AnnotatedFile",
     "CurveFact",
     "ExpectedResults",
@@ -37,5 +41,8 @@ __all__ = [
     "load_task",
     "load_tasks",
     "parse_tags",
+    "pinned_requirement",
+    "read_plain_file",
+    "read_requirements",
     "resolve_tasks_dir",
 ]

@@ -26,9 +26,33 @@ class PaperSource(_Strict):
 
 
 class SnippetConfig(_Strict):
-    """Per-snippet settings: the pytest node ids that decide this snippet."""
+    """Per-snippet settings: what decides this snippet.
 
-    tests: list[str] = Field(min_length=1)
+    ``checks``: node ids of the checks (a task with cases and checks); ``tests``:
+    node ids of in-process tests (a task graded the old way). One of the two.
+    """
+
+    checks: list[str] | None = Field(default=None, min_length=1)
+    tests: list[str] | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_selection(self) -> SnippetConfig:
+        if (self.checks is None) == (self.tests is None):
+            raise ValueError("give either 'checks' (cases and checks) or 'tests' (in-process)")
+        return self
+
+    @property
+    def selection(self) -> list[str]:
+        return list(self.checks or self.tests or [])
+
+
+class AgentVisibility(_Strict):
+    """What agent mode may show a model about its answer: these checks (node ids or
+    files under the checks folder), run against the reference's outputs of these
+    cases only. The other checks and cases stay hidden."""
+
+    checks: list[str] = Field(min_length=1)
+    cases: list[str] = Field(min_length=1)
 
 
 class ReproductionBudget(_Strict):
@@ -182,7 +206,11 @@ class TaskConfig(_Strict):
     context: list[str] = Field(default_factory=list)
     paper: PaperSource = PaperSource()
     snippets: dict[str, SnippetConfig] = Field(default_factory=dict)
+    # In-process tests (the old format); a task with a checks folder uses cases and checks.
     tests_dir: str = "tests"
+    cases_dir: str = "cases"
+    checks_dir: str = "checks"
+    agent: AgentVisibility | None = None
     reproduction: ReproductionConfig | None = None
 
     @field_validator("arxiv")

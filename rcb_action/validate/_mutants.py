@@ -23,10 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from rcb_action.runner._expected import Expected, selection_key
-from rcb_action.runner._score import score_code
-from rcb_action.sandbox import Sandbox
-from rcb_action.scoring import TestRun
+from rcb_action.scoring import Expected, Sandboxes, TestRun, score_snippet, selection_key
 from rcb_action.tasks import Task
 
 MAX_MUTANTS_PER_SNIPPET = 12
@@ -185,7 +182,7 @@ def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mu
 
 def mutate_task(
     task: Task,
-    sandbox: Sandbox,
+    sandboxes: Sandboxes,
     expected: Expected,
     *,
     workers: int = 1,
@@ -203,8 +200,7 @@ def mutate_task(
 
     def run(job: tuple[str, Mutant]) -> TestRun:
         name, mutant = job
-        ids = expected.ids[selection_key(task.tests_for(name))]
-        return score_code(sandbox, task, name, mutant.code, ids)[1]
+        return score_snippet(sandboxes, task, name, mutant.code, expected).run
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         outcomes = list(pool.map(run, jobs))

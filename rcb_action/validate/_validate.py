@@ -11,10 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rcb_action.errors import RcbError, TaskError
-from rcb_action.runner._expected import expected_ids, selection_key
-from rcb_action.runner._score import score_code
 from rcb_action.sandbox import SandboxBackend
-from rcb_action.scoring import run_tests
+from rcb_action.scoring import (
+    open_sandboxes,
+    reference_run,
+    reference_seconds,
+    release_sandboxes,
+    score_snippet,
+    selection_key,
+)
 from rcb_action.tasks import Task, load_task
 from rcb_action.validate._mutants import SnippetMutants, mutate_task, write_mutants_file
 
@@ -85,15 +90,23 @@ def check_task(
         _check_gold(check, task, backend)
         return check
     yaml_path = str(root / "task.yaml")
-    sandbox = backend.open(task)
-    try:
-        expected = expected_ids(task, sandbox)
-        # The suite's time is one run of every test the snippets select, as a
-        # maintainer would run it: one pytest start, not one per selection.
-        everything = sorted(
-            {test for name in task.snippet_names() for test in task.tests_for(name)}
+    if task.grading == "in-process":
+        check.warnings.append(
+            Problem(
+                yaml_path,
+                None,
+                "in-process tests (forgeable): the model's code runs in the process that "
+                "asserts, so a pass can be forged; move the tests to cases/ and checks/",
+            )
         )
-        check.reference_seconds = run_tests(sandbox, task, everything).duration_s
+    sandboxes = open_sandboxes(backend, task)
+    try:
+        expected = reference_run(task, sandboxes)
+        check.reference_seconds = reference_seconds(task, sandboxes)
+        if expected.visible_error:
+            check.problems.append(
+                Problem(yaml_path, None, f"key 'agent': {expected.visible_error}")
+            )
         for name in task.snippet_names():
             key = selection_key(task.tests_for(name))
             snippet = task.snippets[name]
@@ -115,7 +128,7 @@ def check_task(
                         f"key 'snippets.{name}': no tests selected; the whole suite decides",
                     )
                 )
-            _, run = score_code(sandbox, task, name, "pass", expected.ids[key])
+            run = score_snippet(sandboxes, task, name, "pass", expected).run
             if run.passed:
                 check.null_passed.append(name)
                 check.problems.append(
@@ -126,7 +139,7 @@ def check_task(
                     )
                 )
         if mutants and not check.problems:
-            results = mutate_task(task, sandbox, expected, workers=workers)
+            results = mutate_task(task, sandboxes, expected, workers=workers)
             write_mutants_file(task, results)
             check.mutants = results
             for name, entry in results.items():
@@ -155,7 +168,7 @@ def check_task(
             Problem(yaml_path, None, f"harness error while checking: {type(exc).__name__}: {exc}")
         )
     finally:
-        backend.release(sandbox)
+        release_sandboxes(backend, sandboxes)
     return check
 
 
