@@ -42,8 +42,23 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# The scan reads at most this much code (an answer is at most 256 KB of UTF-8, see
+# rcb_action.splice.MAX_ANSWER_BYTES); code beyond it is not trusted, unread.
+MAX_SCAN_CHARS = 256 * 1024
+
+
 def harness_reach(code: str) -> list[str]:
-    """What in ``code`` reaches into the harness, as ``label (`match`)`` lines; empty when nothing."""
+    """What in ``code`` reaches into the harness, as ``label (`match`)`` lines; empty when nothing.
+
+    A text scan, not a parse: it works on any ``str`` (NUL bytes, lone surrogates,
+    nesting too deep for Python's parser, code that does not compile) in time linear
+    in its length, and raises nothing. Code longer than :data:`MAX_SCAN_CHARS` is not
+    scanned and not trusted: that is its one reason.
+    """
+    if len(code) > MAX_SCAN_CHARS:
+        return [
+            f"more code than the scan reads (`{len(code):,} characters`, limit {MAX_SCAN_CHARS:,})"
+        ]
     found = []
     for label, pattern in _PATTERNS:
         match = pattern.search(code)
