@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from rcb_action.prompts import Prompt
 from rcb_action.tasks import Task
+from rcb_action.text import utf8_safe
 
 
 class ModelCallError(RuntimeError):
@@ -25,13 +26,22 @@ class CompletionRequest:
 
 @dataclass(frozen=True)
 class Completion:
-    """A model's raw answer and what it cost."""
+    """A model's raw answer and what it cost.
+
+    Every answer enters rcb here, whatever the backend, so ``text`` is made valid
+    here: lone surrogates (a provider's, or a replay file's ``"\\ud800"``) become
+    U+FFFD (:func:`rcb_action.text.utf8_safe`), and the answer can be written to
+    results, logs and sandboxes like any other text.
+    """
 
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", utf8_safe(self.text))
 
 
 class Model(ABC):

@@ -8,6 +8,7 @@ from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model
+from rcb_action.text import utf8_safe_data
 
 
 def fenced(code: str) -> str:
@@ -41,6 +42,9 @@ def read_replay(
     """The rows of a replay JSONL file, checked, with their ``file:line``; and the name
     results are recorded under: the ``model`` every row names, else ``replay:<stem>``.
 
+    Every string of a row, keys included, has its lone surrogates replaced by U+FFFD
+    (:func:`rcb_action.text.utf8_safe`), so nothing read here can break a writer.
+
     Args:
         path: the file.
         strings: fields every row must have, as strings.
@@ -72,9 +76,14 @@ def read_replay(
             continue
         where = f"{path}:{number}"
         try:
-            row = json.loads(line)
+            # JSON escapes can spell lone surrogates ("\\ud800"): every string is made valid.
+            row = utf8_safe_data(json.loads(line))
         except json.JSONDecodeError as exc:
             raise RcbError(f"{where}: not valid JSON ({exc.msg})") from None
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            raise RcbError(f"{where}: not valid JSON ({exc})") from None
+        except RecursionError:
+            raise RcbError(f"{where}: not valid JSON (nested too deeply)") from None
         if not isinstance(row, dict):
             raise RcbError(f"{where}: expected a JSON object")
         for field in strings:

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from rcb_action.errors import RcbError
+from rcb_action.text import utf8_safe_data
 
 RESULTS_FILE = "results.jsonl"
 
@@ -73,6 +75,19 @@ class Record(BaseModel):
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def json_line(record: BaseModel) -> str:
+    """``record`` as one line of JSON, newline included.
+
+    Never fails on text: a string holding a lone surrogate (which UTF-8 cannot
+    encode) is written with U+FFFD in its place (:func:`rcb_action.text.utf8_safe`).
+    """
+    try:
+        return record.model_dump_json() + "\n"
+    except PydanticSerializationError:
+        clean = type(record).model_validate(utf8_safe_data(record.model_dump()))
+        return clean.model_dump_json() + "\n"
 
 
 def read_jsonl(path: Path, model: type[ModelT], what: str = "record") -> list[ModelT]:
@@ -147,7 +162,8 @@ class ResultStore:
         return _latest(self.records())
 
     def append(self, record: Record) -> None:
-        line = record.model_dump_json() + "\n"
+        """Write ``record`` as one line, flushed and fsynced (see :func:`json_line`)."""
+        line = json_line(record)
         with self._lock, open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
@@ -199,7 +215,7 @@ def merge_stores(sources: Iterable[Path], out: Path) -> int:
     staging = out / f".{RESULTS_FILE}.tmp"
     with open(staging, "w", encoding="utf-8") as handle:
         for key in sorted(chosen):
-            handle.write(chosen[key].model_dump_json() + "\n")
+            handle.write(json_line(chosen[key]))
         handle.flush()
         os.fsync(handle.fileno())
     staging.replace(out / RESULTS_FILE)
