@@ -1,6 +1,6 @@
-"""Agent mode for snippets (rcb evaluate --agent-turns K): the model sees a visible subset
-of the tests run on its block and may rewrite it; the hidden tests decide; reports put
-pass@1 beside pass-after-K."""
+"""Agent mode for snippets (rcb evaluate --agent-turns K): the model sees the task's visible
+checks run on its block and may rewrite it; the hidden checks decide and never enter a
+sandbox whose output the model sees; reports put pass@1 beside pass-after-K."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from collections import defaultdict
 
 import pytest
 
-from rcb_action.agent import visible_tests
 from rcb_action.models import Completion, CompletionRequest, Model
 from rcb_action.models._builtin import fenced
 from rcb_action.results import RESULTS_FILE, read_records
@@ -35,23 +34,17 @@ class Scripted(Model):
         return Completion(text=fenced("".join(request.task.reference_body(request.snippet))))
 
 
-def run(tasks_dir, out, agent_turns: int, *models: Scripted):
+def run(tasks_dir, out, agent_turns: int, *models: Scripted, tasks: str = "casetoy"):
     config = EvalConfig(
         models=[],
         out=out,
         tasks_dir=tasks_dir,
-        tasks="toy",
+        tasks=tasks,
         agent_turns=agent_turns,
         progress=False,
     )
     evaluate(config, model_objects=list(models))
     return {(r.model, r.snippet, r.agent_turns): r for r in read_records(out / RESULTS_FILE)}
-
-
-def test_visible_tests_are_the_first_half():
-    assert visible_tests(["c", "a", "b"]) == ["a"]
-    assert visible_tests(["d", "c", "b", "a"]) == ["a", "b"]
-    assert visible_tests(["only"]) == ["only"]
 
 
 def test_refining_after_the_visible_tests(fixture_tasks, tmp_path, cli):
@@ -67,19 +60,19 @@ def test_refining_after_the_visible_tests(fixture_tasks, tmp_path, cli):
     assert final.turns_used == 1 and final.first_status == "fail"
     assert final.tokens_in == 20  # both answers counted
     assert final.prompt_sha == first.prompt_sha
-    # The rewrite's prompt shows the visible test's outcome and never a hidden test.
+    # The rewrite's prompt shows the visible check's outcome and never a hidden check.
     retry = model.prompts["affine"][1]
-    assert "tests/test_toy.py::test_affine: failed" in retry
-    assert "test_scale" not in retry and "test_shift" not in retry
+    assert "checks/test_visible.py::test_affine_visible: failed" in retry
+    assert "test_toy.py" not in retry and "test_scale" not in retry
     assert wrong.strip() in retry
-    logs = tmp_path / "out" / "logs" / "scripted" / "toy" / "affine" / "s0-k2"
-    assert "1 visible test(s)" in (logs / "turn-1-feedback.md").read_text()
+    (feedback,) = (tmp_path / "out" / "logs").rglob("turn-1-feedback.md")
+    assert "1 visible check(s)" in feedback.read_text()
 
     # Passing the visible test is not enough: the hidden ones decide.
     assert records[("overfit", "affine", 2)].status == "fail"
     assert records[("overfit", "affine", 2)].turns_used == 0
     assert len(overfit.prompts["affine"]) == 1  # not asked again once the visible test passed
-    # A snippet whose tests are all visible and pass is not rewritten.
+    # A snippet whose visible checks pass is not rewritten.
     assert records[("scripted", "scale", 2)].status == "pass"
     assert records[("scripted", "scale", 2)].turns_used == 0
 
@@ -105,3 +98,27 @@ def test_agent_mode_reuses_a_recorded_first_answer_and_resumes(fixture_tasks, tm
     lines = len((out / RESULTS_FILE).read_text().splitlines())
     run(fixture_tasks, out, 1, Scripted("m", {}))
     assert len((out / RESULTS_FILE).read_text().splitlines()) == lines
+
+
+def test_what_the_models_code_can_see_in_agent_mode(fixture_tasks, tmp_path):
+    """The code under test runs where no check is: a block that lists its folder and
+    raises shows the model its own run, and no check file or hidden expected value."""
+    snoop = "import os\nraise RuntimeError('SEEN ' + repr(sorted(os.listdir('.'))))\n"
+    model = Scripted("snoop", {"affine": [snoop, "y = a * x + b\n"]})
+    records = run(fixture_tasks, tmp_path / "out", 1, model)
+    retry = model.prompts["affine"][1]
+    assert "SEEN" in retry and "'cases'" in retry and "'src'" in retry
+    seen = retry[retry.index("SEEN") :].split("\n", 1)[0]
+    assert "checks" not in seen and "reference" not in seen
+    assert "test_toy" not in retry and "test_scale" not in retry
+    assert records[("snoop", "affine", 1)].status == "pass"
+
+
+def test_in_process_tasks_give_no_feedback(fixture_tasks, tmp_path):
+    """With in-process tests the model's code would share a sandbox with every test, so
+    agent mode shows nothing: the refined record is the first answer's."""
+    model = Scripted("m", {"affine": ["y = a * x - b\n", "y = a * x + b\n"]})
+    records = run(fixture_tasks, tmp_path / "out", 2, model, tasks="toy")
+    final = records[("m", "affine", 2)]
+    assert final.status == "fail" and final.turns_used == 0 and final.visible_tests == 0
+    assert len(model.prompts["affine"]) == 1

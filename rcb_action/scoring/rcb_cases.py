@@ -103,7 +103,7 @@ def _compile_targets(targets: list[str]) -> dict[str, str] | None:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
             error = _error(exc)
             if isinstance(exc, SyntaxError):
-                error["message"] = f"{target}:{exc.lineno}: {exc.msg}"
+                error["message"] = f"{os.path.relpath(target)}:{exc.lineno}: {exc.msg}"
             return error
     return None
 
