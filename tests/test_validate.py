@@ -32,3 +32,37 @@ def test_mutants_are_counted_and_stored(cli, fixture_tasks):
     assert code == 0, out + err
     assert (fixture_tasks / "toy" / "mutants.json").is_file()
     assert "mutants killed" in out
+
+
+def test_cases_and_checks_task_is_valid_and_in_process_is_warned(cli, capsys):
+    code, out, err = cli("validate", FIXTURE_TASKS / "casetoy", FIXTURE_TASKS / "toy")
+    assert code == 0, out + err
+    assert "2 of 2 task(s) valid" in out
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert any("toy/task.yaml" in w and "in-process tests (forgeable)" in w for w in warnings)
+    assert not any("casetoy" in w and "forgeable" in w for w in warnings)
+
+
+def test_visible_checks_that_read_a_hidden_case_are_refused(cli, fixture_tasks):
+    visible = fixture_tasks / "casetoy" / "checks" / "test_visible.py"
+    visible.write_text(
+        visible.read_text()
+        + '\n\ndef test_peek(outputs, reference):\n    assert reference["norm"] == 5.0\n'
+    )
+    code, out, _ = cli("validate", fixture_tasks / "casetoy")
+    assert code == 1
+    assert "key 'agent'" in out and "hidden case" in out
+
+
+def test_a_reference_case_that_raises_is_a_validation_error(cli, fixture_tasks):
+    cases = fixture_tasks / "casetoy" / "cases" / "cases_toy.py"
+    cases.write_text(cases.read_text() + "\n\ndef case_broken():\n    return norm(None)\n")
+    code, out, _ = cli("validate", fixture_tasks / "casetoy")
+    assert code == 1
+    assert "case 'broken' raised TypeError" in out
+
+
+def test_cases_and_checks_mutants_are_counted(cli, fixture_tasks):
+    code, out, err = cli("validate", fixture_tasks / "casetoy", "--mutants", "--workers", "2")
+    assert code == 0, out + err
+    assert "mutants killed" in err or "mutants killed" in out
