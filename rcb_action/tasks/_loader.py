@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -13,6 +14,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from rcb_action.errors import TaskError
+from rcb_action.tasks._plain import check_plain_tree, not_plain, read_plain_file
+from rcb_action.tasks._requirements import pinned_requirement, read_requirements
 from rcb_action.tasks._schema import (
     ExpectedResults,
     Rubric,
@@ -114,17 +117,46 @@ def load_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Task]:
 
 
 def _task_files(root: Path) -> list[str]:
+    """The task's files, relative; no link is followed and anything but a file refused.
+
+    Raises:
+        TaskError: an entry is a link, FIFO, socket or device.
+    """
     out = []
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if path.is_file() and not (_IGNORED_PARTS & set(rel.parts)) and path.suffix != ".pyc":
-            out.append(rel.as_posix())
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in _IGNORED_PARTS]
+        for name in filenames:
+            path = Path(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISREG(mode):
+                raise not_plain(path, mode)
+            if name not in _IGNORED_PARTS and not name.endswith(".pyc"):
+                out.append(path.relative_to(root).as_posix())
     return sorted(out)
 
 
+def _check_env(env_dir: Path) -> None:
+    """``tasks/_envs/<env>/`` holds plain files and pinned index requirements.
+
+    Raises:
+        TaskError: a link or special file (naming it), or ``requirements.txt:line``.
+    """
+    envs = env_dir.parent
+    mode = os.lstat(envs).st_mode
+    if not stat.S_ISDIR(mode):
+        raise not_plain(envs, mode)
+    check_plain_tree(env_dir)
+    read_requirements(env_dir / "requirements.txt")
+
+
 def _read_text(path: Path) -> str:
-    """The file's text; a file that is not UTF-8 is a :class:`TaskError` naming the byte."""
-    data = path.read_bytes()
+    """The file's text, read without following a link (see ``read_plain_file``).
+
+    Raises:
+        TaskError: not UTF-8 (naming the byte), or not a plain file.
+        FileNotFoundError: no such file.
+    """
+    data = read_plain_file(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -199,11 +231,13 @@ def load_task(root: Path) -> Task:
         TaskError: one line naming the file and key (or ``file:line``) to fix.
     """
     root = Path(root)
+    check_plain_tree(root)
     config = _read_config(root)
     label = str(root / "task.yaml")
     env_dir = root.parent / "_envs" / config.env
     if not (env_dir / "requirements.txt").is_file():
         raise TaskError(f"{label}: key 'env': {env_dir / 'requirements.txt'} not found")
+    _check_env(env_dir)
     _check_paths(root, config, label)
     for key in ("annotated", "context"):
         for rel in getattr(config, key):
@@ -267,8 +301,8 @@ def load_task(root: Path) -> Task:
     for rel in all_files:
         if rel in _UNHASHED:
             continue
-        digest.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
-    digest.update(b"env\0" + (env_dir / "requirements.txt").read_bytes())
+        digest.update(rel.encode() + b"\0" + read_plain_file(root / rel) + b"\0")
+    digest.update(b"env\0" + read_plain_file(env_dir / "requirements.txt"))
     # A reproduction task's folder never enters a sandbox: the agent gets the paper
     # only, and the reference reproduction is the harness's.
     sandbox_files = (
@@ -306,6 +340,11 @@ def _reproduction_files(root: Path, config: TaskConfig) -> tuple[ExpectedResults
         raise TaskError(f"{label}: missing required key 'reproduction'")
     if not (root / "paper.md").is_file():
         raise TaskError(f"{root / 'paper.md'}: file not found (a reproduction task needs it)")
+    for number, package in enumerate(settings.packages):
+        try:
+            pinned_requirement(package)
+        except ValueError as exc:
+            raise TaskError(f"{label}: key 'reproduction.packages.{number}': {exc}") from None
     expected = _read_model(root / "expected.yaml", ExpectedResults)
     rubric = _read_model(root / "rubric.yaml", Rubric)
     where = root / "expected.yaml"
