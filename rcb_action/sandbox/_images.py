@@ -11,6 +11,15 @@ to pip), and wheel folders (``find-links``; the wheels the requirements name are
 copied into the build context). They come from ``RCB_PIP_INDEX_URL``,
 ``RCB_PIP_EXTRA_INDEX_URL``, ``RCB_PIP_CERT`` and ``RCB_PIP_FIND_LINKS`` when
 set, else from pip's own configuration on this machine.
+
+A task's requirements come from a pull request, so the build runs no package
+code: the requirements are pinned index names, checked and written in canonical
+form (see :func:`rcb_action.sandbox._envs.requirements_of`), and pip installs
+wheels only (``--only-binary=:all:``; a package with only a source distribution
+fails the build, since building one runs its code). The build has the network
+for pip alone; it gets no build argument and no variable of this machine (the
+Dockerfile holds the pip settings above and nothing else), and it writes
+nothing of this machine but the image.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.paths import cache_dir
-from rcb_action.sandbox._envs import EnvironmentBuildError, env_key, requirements_of
+from rcb_action.sandbox._envs import WHEELS_ONLY, EnvironmentBuildError, env_key, requirements_of
 
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 VENV = "/opt/rcb-venv"
@@ -109,9 +118,15 @@ def _wanted_wheels(requirements: str, folders: list[Path]) -> list[Path]:
 
 
 def _context(requirements: str, base: str, settings: PipSettings) -> tuple[bytes, dict[str, str]]:
-    """A tar build context and the build args."""
+    """A tar build context and the build args (none: nothing of this machine's
+    environment enters a build)."""
     files: dict[str, bytes] = {"requirements.txt": requirements.encode()}
-    pip_args = ["--no-input", "--disable-pip-version-check"]
+    pip_args = [
+        "--no-input",
+        "--disable-pip-version-check",
+        "--only-binary=:all:",
+        "--no-cache-dir",
+    ]
     if settings.cert:
         files["rcb-ca.crt"] = settings.cert.read_bytes()
         pip_args += ["--cert", "/tmp/rcb-build/rcb-ca.crt"]
@@ -173,6 +188,7 @@ def ensure_image(client: Any, env_dir: Path) -> str:
 
     Raises:
         RcbError: the base image is missing.
+        TaskError: the requirements are not pinned index packages (``file:line``).
         EnvironmentBuildError: the build failed (the message names the log).
     """
     import docker.errors
@@ -212,6 +228,6 @@ def ensure_image(client: Any, env_dir: Path) -> str:
     if not ok:
         raise EnvironmentBuildError(
             f"environment '{env_dir.name}' failed to build as {tag} on {base} "
-            f"({env_dir / 'requirements.txt'}); see {log}"
+            f"({env_dir / 'requirements.txt'}): {WHEELS_ONLY}; see {log}"
         )
     return tag
