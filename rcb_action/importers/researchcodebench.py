@@ -16,7 +16,11 @@ environment, ``OUT/_envs/<env>/requirements.txt``, serves them all, as the
 one conda environment does in ResearchCodeBench: the checkout's own
 ``requirements.txt`` (its lines that point into a local conda build folder,
 ``pkg @ file:///...``, left out, since pip cannot fetch them), else a CPU
-scientific stack. A paper folder with its own ``requirements.txt`` or
+scientific stack. Every other line must be a pinned index package
+(``name==version``, see :func:`rcb_action.tasks.pinned_requirement`): an
+unpinned name in the shared file stops the import with its ``file:line`` (pin
+it, or pass ``--requirements``); one in a paper's own file leaves that paper
+out. A paper folder with its own ``requirements.txt`` or
 ``paper2code_requirements.txt`` gets its own environment, ``<env>-<id>``: the
 shared requirements plus its own. A paper whose ``arxiv_abs`` is not an arXiv
 address (one is on OpenReview) is cited by that address (``paper_url``).
@@ -34,7 +38,7 @@ from typing import Any
 import yaml
 
 from rcb_action.errors import RcbError, TaskError
-from rcb_action.tasks import load_task, parse_tags
+from rcb_action.tasks import load_task, parse_tags, pinned_requirement
 
 TEST_FILE = "paper2code_test.py"
 PAPER_FILES = ("paper2code_paper.md", "paper2code_paper.tex")
@@ -137,9 +141,21 @@ def _task_yaml(
     return "\n".join(lines) + "\n"
 
 
-def pip_requirements(text: str) -> str:
-    """A requirements file without the lines pip cannot fetch (``pkg @ file:///...``)."""
-    kept = [line for line in text.splitlines() if not _LOCAL_BUILD.search(line)]
+def pip_requirements(text: str, label: str) -> str:
+    """A requirements file without the lines pip cannot fetch (``pkg @ file:///...``).
+
+    Raises:
+        TaskError: ``label:line`` holds anything else but a pinned index package.
+    """
+    kept = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if _LOCAL_BUILD.search(line):
+            continue
+        try:
+            pinned_requirement(line)
+        except ValueError as exc:
+            raise TaskError(f"{label}:{number}: {exc}") from None
+        kept.append(line)
     return "\n".join(kept).strip() + "\n"
 
 
@@ -149,7 +165,7 @@ def _paper_env(folder: Path, out: Path, env: str, task_id: str, shared: str) -> 
     if not own:
         return env
     name = f"{env}-{task_id}"
-    extra = "".join(pip_requirements(path.read_text(encoding="utf-8")) for path in own)
+    extra = "".join(pip_requirements(path.read_text(encoding="utf-8"), str(path)) for path in own)
     env_dir = out / "_envs" / name
     env_dir.mkdir(parents=True, exist_ok=True)
     (env_dir / "requirements.txt").write_text(shared + extra, encoding="utf-8")
@@ -182,6 +198,8 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared
                 str(folder / rel), (folder / rel).read_text(encoding="utf-8")
             ).snippets
         ]
+    # Before any file is written: a paper whose own requirements are refused leaves none.
+    task_env = _paper_env(folder, out, env, task_id, shared)
     target = out / task_id
     if target.exists():
         shutil.rmtree(target)
@@ -192,7 +210,6 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared
     if paper.suffix == ".tex":
         text = f"<!-- The paper's LaTeX source, as ResearchCodeBench gives it. -->\n\n{text}"
     (target / "paper.md").write_text(text, encoding="utf-8")
-    task_env = _paper_env(folder, out, env, task_id, shared)
     (target / "task.yaml").write_text(
         _task_yaml(entry, task_id, task_env, annotated, context, names), encoding="utf-8"
     )
@@ -216,7 +233,8 @@ def import_researchcodebench(
         Per paper, the task folder written or the problem that kept it out.
 
     Raises:
-        RcbError: the checkout is not in ResearchCodeBench's layout.
+        RcbError: the checkout is not in ResearchCodeBench's layout, or its (or the
+            given) requirements hold a line that is not a pinned index package.
     """
     pset = Path(checkout) / "pset"
     index = pset / "papers.yaml"
@@ -230,16 +248,19 @@ def import_researchcodebench(
         papers = papers.get("papers", list(papers.values()))
     if not isinstance(papers, list):
         raise RcbError(f"{index}: expected a list of papers")
+    own = Path(checkout) / "requirements.txt"
+    if requirements is not None:
+        reqs = pip_requirements(requirements.read_text(encoding="utf-8"), str(requirements))
+    elif own.is_file():
+        try:
+            reqs = pip_requirements(own.read_text(encoding="utf-8"), str(own))
+        except TaskError as exc:
+            raise RcbError(f"{exc} (or pass --requirements FILE)") from None
+    else:
+        reqs = DEFAULT_REQUIREMENTS
     out.mkdir(parents=True, exist_ok=True)
     env_dir = out / "_envs" / env
     env_dir.mkdir(parents=True, exist_ok=True)
-    own = Path(checkout) / "requirements.txt"
-    if requirements is not None:
-        reqs = requirements.read_text(encoding="utf-8")
-    elif own.is_file():
-        reqs = pip_requirements(own.read_text(encoding="utf-8"))
-    else:
-        reqs = DEFAULT_REQUIREMENTS
     if not reqs.endswith("\n"):
         reqs += "\n"
     (env_dir / "requirements.txt").write_text(reqs, encoding="utf-8")
