@@ -174,8 +174,10 @@ def test_a_context_link_out_of_the_task_folder_is_refused(fixture_tasks, tmp_pat
     _edit(task_dir, "context: [src/helpers.py]", "context: [src/link.py]")
     with pytest.raises(TaskError) as info:
         load_task(task_dir)
+    # Refused before task.yaml is read: a task folder holds no link at all.
     assert str(info.value) == (
-        f"{task_dir / 'task.yaml'}: key 'context': path 'src/link.py' leaves the task folder"
+        f"{task_dir / 'src' / 'link.py'} is a symbolic link: "
+        "task folders hold plain files and folders only"
     )
 
 
