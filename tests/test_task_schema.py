@@ -70,7 +70,7 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
         (
             "context: [src/helpers.py]",
             "context: [tests/test_toy.py]",
-            "key 'context': 'tests/test_toy.py' is inside tests_dir 'tests' (tests are never shown)",
+            "key 'context': 'tests/test_toy.py' is inside tests_dir 'tests' (tests, cases and checks are never shown)",
         ),
         (
             "annotated: [src/toy.py]",
@@ -190,3 +190,68 @@ def test_a_file_that_is_not_utf8_is_named(fixture_tasks, rel):
         load_task(fixture_tasks / "toy")
     message = str(info.value)
     assert message == f"{path}: not UTF-8 text (byte 0xe9 at offset {len(data) + 5})"
+
+
+def _case_task(fixture_tasks):
+    return fixture_tasks / "casetoy"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'checks: ["checks/test_toy.py::test_scale"]',
+            'tests: ["checks/test_toy.py::test_scale"]',
+            "key 'snippets.scale.tests': a task with cases and checks selects 'checks'",
+        ),
+        (
+            'checks: ["checks/test_toy.py::test_scale"]',
+            'checks: ["checks/test_toy.py::test_scale"]\n    tests: ["x"]',
+            "key 'snippets.scale': give either 'checks' (cases and checks) or 'tests' (in-process)",
+        ),
+        (
+            "context: [src/helpers.py]",
+            "context: [cases/cases_toy.py]",
+            "key 'context': 'cases/cases_toy.py' is inside cases_dir 'cases'",
+        ),
+        (
+            "context: [src/helpers.py]",
+            "context: [checks/test_toy.py]",
+            "key 'context': 'checks/test_toy.py' is inside checks_dir 'checks'",
+        ),
+        (
+            'checks: ["checks/test_visible.py"]',
+            'checks: ["src/toy.py"]',
+            "key 'agent.checks': 'src/toy.py' is not under 'checks/'",
+        ),
+    ],
+    ids=[
+        "tests-in-a-cases-task",
+        "both",
+        "context-is-a-case",
+        "context-is-a-check",
+        "agent-outside",
+    ],
+)
+def test_cases_and_checks_schema_errors(fixture_tasks, old, new, expected):
+    _edit(_case_task(fixture_tasks), old, new)
+    with pytest.raises(TaskError) as info:
+        load_task(_case_task(fixture_tasks))
+    assert expected in str(info.value)
+
+
+def test_a_checks_folder_needs_a_cases_folder(fixture_tasks):
+    import shutil
+
+    shutil.rmtree(_case_task(fixture_tasks) / "cases")
+    with pytest.raises(TaskError, match="key 'cases_dir': folder 'cases' not found"):
+        load_task(_case_task(fixture_tasks))
+
+
+def test_run_and_check_files_are_apart(fixture_tasks):
+    task = load_task(_case_task(fixture_tasks))
+    assert task.grading == "cases"
+    assert all(not rel.startswith("checks/") for rel in task.run_files)
+    assert "cases/cases_toy.py" in task.run_files and "src/toy.py" in task.run_files
+    assert task.check_files == ["checks/test_toy.py", "checks/test_visible.py"]
+    assert task.tests_for("norm") == ["checks/test_toy.py::test_norm"]

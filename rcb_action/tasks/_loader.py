@@ -8,7 +8,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -43,6 +43,12 @@ class Task:
     sha: str
     env_dir: Path
     sandbox_files: list[str] = field(default_factory=list)
+    # "cases": the cases run with the code under test (run sandbox), the checks in a
+    # sandbox of their own; "in-process": pytest imports the code under test (forgeable).
+    grading: Literal["cases", "in-process"] = "in-process"
+    # Cases and checks only: the files of the run sandbox and of the check sandbox.
+    run_files: list[str] = field(default_factory=list)
+    check_files: list[str] = field(default_factory=list)
     # Reproduction tasks only: expected.yaml and rubric.yaml.
     expected: ExpectedResults | None = None
     rubric: Rubric | None = None
@@ -67,9 +73,16 @@ class Task:
         return snippet.body(self.files[snippet.path].lines)
 
     def tests_for(self, name: str) -> list[str]:
-        """The pytest selection that decides this snippet (the whole suite by default)."""
+        """The pytest selection that decides this snippet: its checks (or in-process
+        tests), the whole folder by default."""
         chosen = self.config.snippets.get(name)
-        return list(chosen.tests) if chosen else [self.config.tests_dir]
+        if chosen:
+            return chosen.selection
+        return [self.config.checks_dir if self.grading == "cases" else self.config.tests_dir]
+
+    def read_bytes(self, rel: str) -> bytes:
+        """A file of the task folder (a plain file inside it; see ``load_task``)."""
+        return read_plain_file(self.root / rel)
 
     def paper_path(self) -> Path:
         return self.root / "paper.md"
@@ -211,17 +224,21 @@ def _check_paths(root: Path, config: TaskConfig, label: str) -> None:
     Raises:
         TaskError: one line naming the key and the path.
     """
-    tests = _inside(root, label, "tests_dir", config.tests_dir)
-    # A tests_dir of "." (imported ResearchCodeBench tasks) holds the sources too.
-    hidden = tests != root.resolve()
+    hidden: list[tuple[str, Path]] = []
+    for key in ("tests_dir", "cases_dir", "checks_dir"):
+        folder = _inside(root, label, key, getattr(config, key))
+        # A tests_dir of "." (imported ResearchCodeBench tasks) holds the sources too.
+        if folder != root.resolve():
+            hidden.append((key, folder))
     for key in ("annotated", "context"):
         for rel in getattr(config, key):
             path = _inside(root, label, key, rel)
-            if hidden and path.is_relative_to(tests):
-                raise TaskError(
-                    f"{label}: key '{key}': '{rel}' is inside tests_dir "
-                    f"'{config.tests_dir}' (tests are never shown)"
-                )
+            for folder_key, folder in hidden:
+                if path.is_relative_to(folder):
+                    raise TaskError(
+                        f"{label}: key '{key}': '{rel}' is inside {folder_key} "
+                        f"'{getattr(config, folder_key)}' (tests, cases and checks are never shown)"
+                    )
 
 
 def load_task(root: Path) -> Task:
@@ -251,9 +268,10 @@ def load_task(root: Path) -> Task:
             raise TaskError(
                 f"{label}: key 'annotated': a snippet task needs at least one annotated file"
             )
-        if not (root / config.tests_dir).is_dir():
+        if _grading(root, config, label) == "in-process" and not (root / config.tests_dir).is_dir():
             raise TaskError(
-                f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root}"
+                f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root} "
+                f"(or give the task '{config.cases_dir}/' and '{config.checks_dir}/' folders)"
             )
         if config.paper.source == "local" and not (root / "paper.md").is_file():
             raise TaskError(
@@ -308,6 +326,22 @@ def load_task(root: Path) -> Task:
     sandbox_files = (
         [rel for rel in all_files if rel not in _META_FILES] if config.kind == "snippet" else []
     )
+    grading: Literal["cases", "in-process"] = "in-process"
+    run_files: list[str] = []
+    check_files: list[str] = []
+    if config.kind == "snippet" and _grading(root, config, label) == "cases":
+        grading = "cases"
+        checks_prefix = config.checks_dir.rstrip("/") + "/"
+        check_files = [rel for rel in sandbox_files if rel.startswith(checks_prefix)]
+        run_files = [rel for rel in sandbox_files if not rel.startswith(checks_prefix)]
+        if config.agent is not None:
+            for rel in config.agent.checks:
+                if not rel.split("::")[0].startswith(checks_prefix):
+                    raise TaskError(
+                        f"{label}: key 'agent.checks': '{rel}' is not under '{config.checks_dir}/'"
+                    )
+    elif config.agent is not None:
+        raise TaskError(f"{label}: key 'agent': only a task with cases and checks takes it")
     return Task(
         config=config,
         root=root,
@@ -318,7 +352,39 @@ def load_task(root: Path) -> Task:
         sandbox_files=sandbox_files,
         expected=expected,
         rubric=rubric,
+        grading=grading,
+        run_files=run_files,
+        check_files=check_files,
     )
+
+
+def _grading(root: Path, config: TaskConfig, label: str) -> Literal["cases", "in-process"]:
+    """How a snippet task is graded: cases and checks when it has a checks folder.
+
+    Raises:
+        TaskError: a checks folder without a cases folder, or snippet selections of
+            the other kind.
+    """
+    if not (root / config.checks_dir).is_dir():
+        for name, chosen in config.snippets.items():
+            if chosen.checks is not None:
+                raise TaskError(
+                    f"{label}: key 'snippets.{name}.checks': the task has no "
+                    f"'{config.checks_dir}/' folder (in-process tests are selected with 'tests')"
+                )
+        return "in-process"
+    if not (root / config.cases_dir).is_dir():
+        raise TaskError(
+            f"{label}: key 'cases_dir': folder '{config.cases_dir}' not found in {root} "
+            f"(the checks in '{config.checks_dir}/' need cases to check)"
+        )
+    for name, chosen in config.snippets.items():
+        if chosen.tests is not None:
+            raise TaskError(
+                f"{label}: key 'snippets.{name}.tests': a task with cases and checks selects "
+                "'checks', not in-process 'tests'"
+            )
+    return "cases"
 
 
 def _read_model(path: Path, schema: type[_Model]) -> _Model:
