@@ -203,8 +203,12 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared
     target = out / task_id
     if target.exists():
         shutil.rmtree(target)
+    # Links are copied as links, so load_task refuses them instead of inlining their targets.
     shutil.copytree(
-        folder, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *PAPER_FILES)
+        folder,
+        target,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *PAPER_FILES),
     )
     text = paper.read_text(encoding="utf-8")
     if paper.suffix == ".tex":
