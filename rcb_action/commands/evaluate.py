@@ -76,9 +76,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         default=0,
         metavar="K",
-        help="agent mode: after its first answer the model sees a visible subset of the "
-        "snippet's tests run on its code and may rewrite it up to K times; the hidden tests "
-        "decide. Records both pass@1 and pass-after-K (default 0: off)",
+        help="agent mode: after its first answer the model sees the task's visible checks "
+        "(task.yaml 'agent') run on its code and may rewrite it up to K times; the hidden "
+        "checks decide, and never run where the model's code or its feedback can see them. "
+        "Tasks with in-process tests give no feedback. Records both pass@1 and pass-after-K "
+        "(default 0: off)",
     )
     parser.add_argument(
         "--memory-mb", type=int, default=4096, metavar="MB", help="memory limit per test run"
