@@ -3,10 +3,18 @@
 from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
 from rcb_action.models._builtin import NullModel, ReferenceModel, ReplayModel
 from rcb_action.models._litellm import LiteLLMModel
-from rcb_action.models._registry import ModelInfo, Registry, load_registry
+from rcb_action.models._registry import (
+    DECLARED_NOTE,
+    SUBMISSION_REGISTRY,
+    ModelInfo,
+    Registry,
+    load_registry,
+)
 from rcb_action.models._resolve import get_model
 
 __all__ = [
+    "DECLARED_NOTE",
+    "SUBMISSION_REGISTRY",
     "Completion",
     "CompletionRequest",
     "LiteLLMModel",

@@ -8,6 +8,7 @@ from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model
+from rcb_action.names import check_model_name
 from rcb_action.text import utf8_safe_data
 
 
@@ -95,8 +96,8 @@ def read_replay(
         unknown = set(row) - set(strings) - optional
         if unknown:
             raise RcbError(f"{where}: unknown field '{sorted(unknown)[0]}'")
-        if isinstance(row.get("model"), str):
-            names.add(row["model"])
+        if "model" in row:  # a name that reaches reports and paths: checked here
+            names.add(check_model_name(row["model"], f"{where}: field 'model'"))
         rows.append((where, row))
     return rows, names.pop() if len(names) == 1 else f"replay:{path.stem}"
 
