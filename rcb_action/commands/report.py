@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="print (and write) the report of a results folder",
         description="Scaled pass@1 with a 95%% bootstrap CI, the unweighted pass rate, per-task scores, "
-        "failure classes and the post-cutoff subset, for every model in the results; and, when "
+        "failure classes and the post-cutoff subset, for every model in the results; tasks graded "
+        "by in-process tests are labelled forgeable, and a cutoff only a submission's model.yaml "
+        "gives is shown as declared by the submitter; and, when "
         "the folder holds reproduction.jsonl, the reproduction track's five failure rates per "
         "model, its stage funnel and each model's plan score beside its execution success.",
     )

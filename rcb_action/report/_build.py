@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from rcb_action.models import Registry
+from rcb_action.models import DECLARED_NOTE, Registry
 from rcb_action.results import Record
 from rcb_action.scoring import (
     Outcome,
@@ -19,6 +19,9 @@ from rcb_action.scoring import (
     per_task,
     scaled_pass_at_1,
 )
+
+IN_PROCESS = "in-process"
+FORGEABLE_LABEL = "in-process tests (forgeable)"
 
 
 def _round(value: float | None) -> float | None:
@@ -96,20 +99,45 @@ def agent_mode(records: Sequence[Record]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def task_grading(records: Iterable[Record]) -> dict[str, str]:
+    """How each task's verdicts were reached in ``records`` (the scored ones): ``cases``
+    when every one came from the separate check sandbox, else ``in-process`` (pytest
+    imported the model's code, so a pass can be forged)."""
+    grading: dict[str, str] = {}
+    for record in records:
+        if record.scored and grading.get(record.task) != IN_PROCESS:
+            grading[record.task] = record.grading
+    return grading
+
+
+def forgeable_snippets(records: Iterable[Record]) -> int:
+    """Snippets whose scored attempts were graded in-process (see :func:`task_grading`)."""
+    return len({(r.task, r.snippet) for r in records if r.scored and r.grading == IN_PROCESS})
+
+
 def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[str, Any]:
     info = registry.get(name)
-    cutoff = info.knowledge_cutoff if info else None
+    declared = registry.declared_cutoff(name)
+    # A declared cutoff still gives the model's own post-cutoff subset, labelled as such;
+    # it never enters the subset common to every model (see build_report).
+    cutoff = registry.cutoff(name) or declared
     _, no_paper, primary, paper_flag = _split(records)
     outcomes = outcomes_of(primary)
+    grading = task_grading(primary)
     entry: dict[str, Any] = {
         "display_name": info.display_name if info else name,
         "provider": info.provider if info else (name.split("/")[0] if "/" in name else "rcb"),
         "knowledge_cutoff": cutoff.isoformat() if cutoff else None,
+        "cutoff_declared": declared is not None,
         "paper": paper_flag,
         **summarize(primary),
         "macro_task_mean": _round(macro_task_mean(outcomes)),
         "pass_at_k": {},
-        "tasks": {t: {k: _round(v) for k, v in s.items()} for t, s in per_task(outcomes).items()},
+        "tasks": {
+            t: {**{k: _round(v) for k, v in s.items()}, "grading": grading.get(t, IN_PROCESS)}
+            for t, s in per_task(outcomes).items()
+        },
+        "forgeable_snippets": forgeable_snippets(primary),
         "failure_classes": dict(
             sorted(
                 Counter(r.failure_class or "unknown" for r in primary if r.status == "fail").items()
@@ -128,9 +156,13 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
         if k <= samples:
             entry["pass_at_k"][str(k)] = _round(pass_at_k(outcomes, k))
     later = post_cutoff(primary, cutoff)
+    note = None if cutoff else "no knowledge cutoff known: every task counts"
+    if declared is not None:
+        note = f"knowledge cutoff {DECLARED_NOTE}: not checked by rcb"
     entry["post_cutoff"] = {
         "cutoff": cutoff.isoformat() if cutoff else None,
-        "note": None if cutoff else "no knowledge cutoff known: every task counts",
+        "declared": declared is not None,
+        "note": note,
         **summarize(later),
         "tasks": sorted({r.task for r in later if r.scored}),
     }
@@ -168,9 +200,13 @@ def build_report(
             subset = [r for r in _split(recs)[2] if r.published > after]
             common["models"][name] = summarize(subset)
         common["tasks"] = sorted({r.task for r in records if r.published > after})
-        # Models with no known cutoff may have read these papers: say which.
+        # Models with no known cutoff may have read these papers: say which. A cutoff
+        # the submitter declared is not known to rcb: it is listed here too, and apart.
         common["models_without_cutoff"] = sorted(
             m for m, c in zip(models, cutoffs, strict=True) if c is None
+        )
+        common["models_with_declared_cutoff"] = sorted(
+            m for m in models if registry.declared_cutoff(m) is not None
         )
         report["common_post_cutoff"] = common
 

@@ -1,11 +1,28 @@
-"""Render a report as terminal tables or Markdown (job summaries, PR comments)."""
+"""Render a report as terminal tables or Markdown (job summaries, PR comments).
+
+Row builders take ``text``: how a string that came from outside (a model name, a task
+id, a message) is written for the output at hand (:func:`markdown_text` for Markdown;
+the terminal wraps every cell in :func:`terminal_text`).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from rcb_action.models import DECLARED_NOTE
+from rcb_action.report._build import FORGEABLE_LABEL, IN_PROCESS
+from rcb_action.report._escape import markdown_text, terminal_text
+
+Escape = Callable[[str], str]
+
+
+def _raw(text: str) -> str:
+    return text
 
 
 def _pct(value: float | None) -> str:
@@ -27,19 +44,30 @@ def _post(entry: dict[str, Any]) -> str:
     post = entry["post_cutoff"]
     if post["cutoff"] is None:
         return "n/a (no cutoff)"
-    return f"{_pct(post['scaled_pass_at_1'])} ({post['snippets']} snippets after {post['cutoff']})"
+    declared = f", cutoff {DECLARED_NOTE}" if post.get("declared") else ""
+    return (
+        f"{_pct(post['scaled_pass_at_1'])} "
+        f"({post['snippets']} snippets after {post['cutoff']}{declared})"
+    )
 
 
-def overall_rows(report: dict[str, Any]) -> list[list[str]]:
+def _forgeable(entry: dict[str, Any]) -> str:
+    """Snippets graded by in-process tests, of those scored (old reports: all of them)."""
+    count = entry.get("forgeable_snippets", entry["snippets"])
+    return f"{count} of {entry['snippets']}"
+
+
+def overall_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
     rows = []
     for rank, (name, entry) in enumerate(_ranked(report), 1):
         rows.append(
             [
                 str(rank),
-                name,
+                text(name),
                 f"{_pct(entry['scaled_pass_at_1'])} {_ci(entry)}",
                 _pct(entry["pass_rate"]),
                 str(entry["snippets"]),
+                _forgeable(entry),
                 _post(entry),
                 f"${entry['cost_usd']:.2f}",
                 str(entry["harness_errors"]),
@@ -48,12 +76,44 @@ def overall_rows(report: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def task_gradings(report: dict[str, Any]) -> dict[str, str]:
+    """Each task's grading over every model: ``in-process`` when any model's verdicts
+    on it were (a report from before the field: all of them), else ``cases``."""
+    out: dict[str, str] = {}
+    for entry in report.get("models", {}).values():
+        for task, score in entry.get("tasks", {}).items():
+            if out.get(task) != IN_PROCESS:
+                out[task] = score.get("grading", IN_PROCESS)
+    return out
+
+
+def grading_label(grading: str) -> str:
+    """What a task's grading is called in every output."""
+    return FORGEABLE_LABEL if grading == IN_PROCESS else "cases and checks"
+
+
+def grading_note(report: dict[str, Any], text: Escape = _raw) -> str | None:
+    """One sentence on the tasks graded by in-process tests; None when there are none."""
+    gradings = task_gradings(report)
+    forgeable = sorted(t for t, g in gradings.items() if g == IN_PROCESS)
+    if not forgeable:
+        return None
+    shown = ", ".join(text(t) for t in forgeable[:12])
+    more = f" and {len(forgeable) - 12} more" if len(forgeable) > 12 else ""
+    return (
+        f"{FORGEABLE_LABEL.capitalize()}: {len(forgeable)} of {len(gradings)} task(s) "
+        f"({shown}{more}) were graded by tests that ran in the same process as the model's "
+        "code, so a pass there can be forged; tasks graded by cases and checks cannot be."
+    )
+
+
 OVERALL_HEADER = [
     "#",
     "Model",
     "Scaled pass@1 [95% CI]",
     "Pass rate",
     "Snippets",
+    "In-process (forgeable)",
     "Post-cutoff",
     "Cost",
     "Harness errors",
@@ -74,14 +134,14 @@ AGENT_HEADER = [
 ]
 
 
-def agent_rows(report: dict[str, Any]) -> list[list[str]]:
+def agent_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
     """Agent mode (``--agent-turns K``): pass@1 against pass-after-K, per model and K."""
     rows = []
     for name, entry in _ranked(report):
         for k, mode in entry.get("agent_mode", {}).items():
             rows.append(
                 [
-                    name,
+                    text(name),
                     k,
                     str(mode["attempts"]),
                     _pct(mode["scaled_pass_at_1"]),
@@ -96,25 +156,44 @@ def agent_rows(report: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
+def _table(title: str, header: list[str], rows: list[list[str]], *, left: int = 1) -> Table:
+    """A rich table whose every cell and column heading is plain text (never markup)."""
+    table = Table(title=title)
+    for i, column in enumerate(header):
+        table.add_column(terminal_text(column), justify="left" if i < left else "right")
+    for row in rows:
+        table.add_row(*map(terminal_text, row))
+    return table
+
+
+def _say(console: Console, line: str) -> None:
+    console.print(terminal_text(line))
+
+
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
-    """The overall table, per-task scores, failure classes and ablations."""
+    """The overall table, per-task scores, failure classes and ablations.
+
+    Every name is printed as plain text: rich markup (``[red]``, ``[link=...]``) in it
+    is shown, not applied, and terminal escape sequences are removed.
+    """
     console = console or Console(width=None if Console().is_terminal else 140)
     table = Table(title="rcb snippet track: scaled pass@1 (line-weighted, %)")
     for header in OVERALL_HEADER:
         table.add_column(header, justify="left" if header == "Model" else "right")
     for row in overall_rows(report):
-        table.add_row(*row)
+        table.add_row(*map(terminal_text, row))
     console.print(table)
+    note = grading_note(report)
+    if note:
+        _say(console, note)
 
     models = [name for name, _ in _ranked(report)]
     tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
     if tasks:
-        per_task = Table(title="Per task: scaled pass@1 / pass rate")
-        per_task.add_column("Task")
-        for name in models:
-            per_task.add_column(name, justify="right")
+        gradings = task_gradings(report)
+        rows = []
         for task in tasks:
-            cells = []
+            cells = [task, grading_label(gradings[task])]
             for name in models:
                 score = report["models"][name]["tasks"].get(task)
                 cells.append(
@@ -122,9 +201,13 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                     if not score
                     else f"{_pct(score['scaled_pass_at_1'])} / {_pct(score['pass_rate'])}"
                 )
-            per_task.add_row(task, *cells)
+            rows.append(cells)
+        per_task = _table(
+            "Per task: scaled pass@1 / pass rate", ["Task", "Grading", *models], rows, left=2
+        )
         per_task.add_row(
             "macro mean",
+            "",
             *[_pct(report["models"][n]["macro_task_mean"]) for n in models],
             style="bold",
         )
@@ -132,87 +215,115 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
 
     classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
     if classes:
-        failures = Table(title="Failure classes (attempts)")
-        failures.add_column("Model")
-        for cls in classes:
-            failures.add_column(cls, justify="right")
-        for name in models:
-            counts = report["models"][name]["failure_classes"]
-            failures.add_row(name, *[str(counts.get(c, 0)) for c in classes])
-        console.print(failures)
+        rows = [
+            [n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
+            for n in models
+        ]
+        console.print(_table("Failure classes (attempts)", ["Model", *classes], rows))
 
     for name in models:
         entry = report["models"][name]
         if entry.get("skipped"):
-            console.print(
-                f"{name}: {entry['skipped']} attempt(s) not run: {'; '.join(entry['skip_reasons'])}"
+            _say(
+                console,
+                f"{name}: {entry['skipped']} attempt(s) not run: {'; '.join(entry['skip_reasons'])}",
             )
         if "no_paper" in entry:
-            console.print(
+            _say(
+                console,
                 f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "
-                f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}"
+                f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}",
             )
     refined = agent_rows(report)
     if refined:
-        agent = Table(
-            title="Agent mode: pass@1 against pass after K rewrites (hidden tests decide)"
+        console.print(
+            _table(
+                "Agent mode: pass@1 against pass after K rewrites (hidden tests decide)",
+                AGENT_HEADER,
+                refined,
+            )
         )
-        for header in AGENT_HEADER:
-            agent.add_column(header, justify="left" if header == "Model" else "right")
-        for row in refined:
-            agent.add_row(*row)
-        console.print(agent)
     common = report.get("common_post_cutoff")
     if common:
-        parts = [
-            f"{n} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)"
-            for n, s in sorted(common["models"].items())
-        ]
-        console.print(
-            f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts)
-        )
+        _say(console, _common_line(common, _raw))
     for comparison in report.get("comparisons", []):
-        console.print(
+        _say(
+            console,
             f"{comparison['a']} - {comparison['b']}: {comparison['difference']:+.1f} points "
             f"(paired 95% CI [{comparison['ci95_low']:.1f}, {comparison['ci95_high']:.1f}], "
-            f"{comparison['snippets']} snippets)"
+            f"{comparison['snippets']} snippets)",
         )
+
+
+def _common_line(common: dict[str, Any], text: Escape) -> str:
+    """The scores on the papers after every model's (checked) cutoff."""
+    parts = [
+        f"{text(n)} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)"
+        for n, s in sorted(common["models"].items())
+    ]
+    line = f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts)
+    declared = common.get("models_with_declared_cutoff") or []
+    if declared:
+        names = ", ".join(text(n) for n in declared)
+        line += f". Cutoff {DECLARED_NOTE}, so not used for this date: {names}"
+    return line
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    """A Markdown table; a ``|`` not yet escaped in a cell is (text from outside is
+    escaped by the caller with :func:`markdown_text`)."""
+
+    def cell(value: str) -> str:
+        return re.sub(r"(?<!\\)\|", r"\\|", value)
+
+    lines = ["| " + " | ".join(map(cell, header)) + " |"]
+    lines.append("|" + "|".join(" --- " for _ in header) + "|")
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    """The report as GitHub-flavoured Markdown (with the reproduction track's when present)."""
+    """The report as GitHub-flavoured Markdown (with the reproduction track's when present).
+
+    Model names, task ids and messages are escaped (:func:`markdown_text`): whatever
+    they hold shows as text and stays in its table cell.
+    """
     reproduction = report.get("reproduction")
     if reproduction is not None and not report["models"]:
         return render_reproduction_markdown(reproduction)
-    parts = ["## rcb snippet track", "", _md_table(OVERALL_HEADER, overall_rows(report)), ""]
+    md = markdown_text
+    parts = ["## rcb snippet track", "", _md_table(OVERALL_HEADER, overall_rows(report, md)), ""]
+    note = grading_note(report, md)
+    if note:
+        parts += [f"**{note}**", ""]
     models = [name for name, _ in _ranked(report)]
     tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
     if tasks:
+        gradings = task_gradings(report)
         rows = []
         for task in tasks:
-            row = [task]
+            row = [md(task), grading_label(gradings[task])]
             for name in models:
                 score = report["models"][name]["tasks"].get(task)
                 row.append("-" if not score else _pct(score["scaled_pass_at_1"]))
             rows.append(row)
         rows.append(
-            ["**macro mean**", *[_pct(report["models"][n]["macro_task_mean"]) for n in models]]
+            [
+                "**macro mean**",
+                "",
+                *[_pct(report["models"][n]["macro_task_mean"]) for n in models],
+            ]
         )
-        parts += ["### Per task (scaled pass@1)", "", _md_table(["Task", *models], rows), ""]
+        header = ["Task", "Grading", *map(md, models)]
+        parts += ["### Per task (scaled pass@1)", "", _md_table(header, rows), ""]
     classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
     if classes:
         rows = [
-            [n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
+            [md(n), *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
             for n in models
         ]
-        parts += ["### Failure classes", "", _md_table(["Model", *classes], rows), ""]
-    refined = agent_rows(report)
+        parts += ["### Failure classes", "", _md_table(["Model", *map(md, classes)], rows), ""]
+    refined = agent_rows(report, md)
     if refined:
         parts += [
             "### Agent mode: pass@1 against pass after K",
@@ -222,11 +333,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         ]
     common = report.get("common_post_cutoff")
     if common:
-        scores = "; ".join(
-            f"{n} {_pct(c['scaled_pass_at_1'])} ({c['snippets']} snippets)"
-            for n, c in sorted(common["models"].items())
-        )
-        parts += [f"Post-cutoff for every model (papers after {common['after']}): {scores}", ""]
+        parts += [_common_line(common, md), ""]
     parts.append(
         "Scaled pass@1 weights each snippet by its code lines (ResearchCodeBench's formula); "
         "the CI is a 95% bootstrap over snippets. Harness errors are not counted against a model."
@@ -240,7 +347,9 @@ def _funnel_cell(step: dict[str, Any]) -> str:
     return f"{step['passed']} ({_pct(step['share'])}%)"
 
 
-def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def reproduction_tables(
+    section: dict[str, Any], text: Escape = _raw
+) -> list[tuple[str, list[str], list[list[str]]]]:
     """The reproduction section as (title, header, rows) tables: failure rates per
     dimension, the stage funnel, and the plan score beside execution success."""
     models = section["models"]
@@ -248,7 +357,7 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
     stages = section["stages"]
     rates = [
         [
-            name,
+            text(name),
             str(entry["attempts"]),
             *[_pct(entry["failure_rates"][d]) for d in dimensions],
             str(entry["needs_review"]),
@@ -256,12 +365,14 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
         ]
         for name, entry in models.items()
     ]
-    funnel = [[name, *[_funnel_cell(s) for s in entry["funnel"]]] for name, entry in models.items()]
+    funnel = [
+        [text(name), *[_funnel_cell(s) for s in entry["funnel"]]] for name, entry in models.items()
+    ]
     if len(models) > 1:
         funnel.append(["all models", *[_funnel_cell(s) for s in section["funnel"]]])
     gap = [
         [
-            name,
+            text(name),
             _pct(entry["plan_score"]),
             _pct(entry["execution_success"]),
             "-" if entry["plan_execution_gap"] is None else f"{entry['plan_execution_gap']:+.1f}",
@@ -293,7 +404,7 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
         for name, entry in models.items():
             after = entry["post_cutoff"]
             row = [
-                name,
+                text(name),
                 after["cutoff"] or "unknown",
                 str(after["attempts"]),
                 _pct(after["full_reproduction"]),
@@ -311,14 +422,15 @@ def reproduction_tables(section: dict[str, Any]) -> list[tuple[str, list[str], l
     return tables
 
 
-def _reproduction_notes(section: dict[str, Any]) -> list[str]:
+def _reproduction_notes(section: dict[str, Any], text: Escape = _raw) -> list[str]:
     notes = [
-        f"Task {task} is invalid (its gold run fails: {info.get('message') or info.get('failed_stage')}); "
-        "no model is scored on it."
+        f"Task {text(task)} is invalid (its gold run fails: "
+        f"{text(str(info.get('message') or info.get('failed_stage')))}); no model is scored on it."
         for task, info in section["invalid_tasks"].items()
     ]
     notes += [
-        f"Needs review: {r['task']} / {r['model']} / sample {r['sample']}: {'; '.join(r['reasons'])}"
+        f"Needs review: {text(r['task'])} / {text(r['model'])} / sample {r['sample']}: "
+        + text("; ".join(r["reasons"]))
         for r in section["needs_review"]
     ]
     return notes
@@ -331,14 +443,9 @@ def print_reproduction(section: dict[str, Any], console: Console | None = None) 
         console.print("Reproduction track: no scored attempts.")
     else:
         for title, header, rows in reproduction_tables(section):
-            table = Table(title=title)
-            for column in header:
-                table.add_column(column, justify="left" if column == "Model" else "right")
-            for row in rows:
-                table.add_row(*row)
-            console.print(table)
+            console.print(_table(title, header, rows))
     for note in _reproduction_notes(section):
-        console.print(note)
+        _say(console, note)
 
 
 def render_reproduction_markdown(section: dict[str, Any]) -> str:
@@ -346,7 +453,8 @@ def render_reproduction_markdown(section: dict[str, Any]) -> str:
     parts = ["## rcb reproduction track", ""]
     if not section["models"]:
         parts += ["No scored attempts.", ""]
-    for title, header, rows in reproduction_tables(section) if section["models"] else []:
+    tables = reproduction_tables(section, markdown_text) if section["models"] else []
+    for title, header, rows in tables:
         parts += [f"### {title}", "", _md_table(header, rows), ""]
-    parts += [f"- {note}" for note in _reproduction_notes(section)]
+    parts += [f"- {note}" for note in _reproduction_notes(section, markdown_text)]
     return "\n".join(parts).rstrip("\n") + "\n"
