@@ -25,8 +25,10 @@ from rcb_action.github._baseline import (
 from rcb_action.github._comment import (
     MARKER_PATTERN,
     CommentResult,
+    carries_marker,
     comment_marker,
     github_client,
+    strip_markers,
     upsert_comment,
 )
 from rcb_action.github._compare import Comparison, ModelChange, TaskChange, compare_reports
@@ -85,6 +87,7 @@ __all__ = [
     "TaskChange",
     "annotation",
     "append_summary",
+    "carries_marker",
     "changed_files",
     "check_submission",
     "check_submissions",
@@ -107,6 +110,7 @@ __all__ = [
     "score_table",
     "set_outputs",
     "split_list",
+    "strip_markers",
     "upsert_comment",
     "workspace_path",
 ]

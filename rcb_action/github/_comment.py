@@ -1,7 +1,10 @@
 """One pull-request comment per key, created once and then edited in place.
 
-The comment carries a hidden HTML marker naming its key; a later run finds the
-comment by that marker and edits it instead of adding another.
+The comment carries a hidden HTML marker naming its key as its first line; a later
+run finds the comment whose first line is exactly that marker and edits it instead of
+adding another. Every other marker is removed from a body, again and again until none
+is left, so that no text (a model name, a verdict made by a pull request's run) can
+make a comment pass for another of rcb's comments.
 """
 
 from __future__ import annotations
@@ -28,8 +31,26 @@ class CommentResult:
     url: str
 
 
-# Any of rcb's markers, whatever its key.
-MARKER_PATTERN = re.compile(r"<!--\s*rcb-comment:.*?-->", re.DOTALL)
+# Any of rcb's markers, whatever its key, spacing or case.
+MARKER_PATTERN = re.compile(r"<!--\s*rcb-comment:.*?-->", re.DOTALL | re.IGNORECASE)
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without any of rcb's markers, removed until none is left: removing one
+    can join the pieces around it into another
+    (``<!-- rcb-comme<!-- rcb-comment:x-->nt: rcb -->``)."""
+    while True:
+        cleaned = MARKER_PATTERN.sub("", text)
+        if cleaned == text:
+            return cleaned
+        text = cleaned
+
+
+def carries_marker(body: str | None, marker: str) -> bool:
+    """Whether a comment's first line is exactly ``marker`` (as :func:`upsert_comment`
+    writes it); the marker anywhere else in a comment does not count."""
+    first = (body or "").split("\n", 1)[0]
+    return first.rstrip("\r") == marker
 
 
 def comment_marker(key: str) -> str:
@@ -56,8 +77,10 @@ def github_client(context: GitHubContext) -> Github:
 def upsert_comment(issue: Issue, key: str, body: str) -> CommentResult:
     """Edit the comment on ``issue`` that carries ``key``'s marker, or create it.
 
-    The marker is put first in the body. A marked comment that cannot be edited
-    (someone else wrote it, so the token is refused) is passed over.
+    The marker is the body's first line, and every other marker is removed from the
+    body (:func:`strip_markers`). A comment counts as ``key``'s when its first line is
+    exactly the marker; one that cannot be edited (someone else wrote it, so the token
+    is refused) is passed over.
 
     Raises:
         github.GithubException: the API refused to list or create comments.
@@ -65,9 +88,9 @@ def upsert_comment(issue: Issue, key: str, body: str) -> CommentResult:
     from github import GithubException
 
     marker = comment_marker(key)
-    text = clip_markdown(body if body.startswith(marker) else f"{marker}\n{body}")
+    text = clip_markdown(f"{marker}\n{strip_markers(body).lstrip()}")
     for comment in issue.get_comments():
-        if marker not in (comment.body or ""):
+        if not carries_marker(comment.body, marker):
             continue
         try:
             comment.edit(text)

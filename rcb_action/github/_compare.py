@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rcb_action.report import markdown_text
+
 
 @dataclass(frozen=True)
 class TaskChange:
@@ -87,12 +89,14 @@ def _pct(value: float | None) -> str:
 
 def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
     """What the headline table's change column leaves out: where the base came from,
-    models the base did not have, and the tasks that moved."""
-    source = f" ({comparison.source})" if comparison.source else ""
+    models the base did not have, and the tasks that moved. Names are escaped
+    (:func:`rcb_action.report.markdown_text`)."""
+    md = markdown_text
+    source = f" ({md(comparison.source)})" if comparison.source else ""
     lines = [f"**Compared with the base branch**{source}.", ""]
     new = [c.model for c in comparison.models if c.base is None]
     if new:
-        lines += [f"Not on the base branch: {', '.join(new)}.", ""]
+        lines += [f"Not on the base branch: {', '.join(map(md, new))}.", ""]
     moved = [(c.model, t) for c in comparison.models for t in c.tasks]
     if not moved:
         lines.append("No task's score moved.")
@@ -105,7 +109,7 @@ def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
                 what = f"not in this run (was {_pct(task.base)})"
             else:
                 what = f"{_pct(task.base)} → {_pct(task.current)}"
-            lines.append(f"- {model} / `{task.task}`: {what}")
+            lines.append(f"- {md(model)} / {md(task.task)}: {what}")
         if len(moved) > max_tasks:
             lines.append(f"- … and {len(moved) - max_tasks} more")
     return "\n".join(lines) + "\n"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rcb_action.github._compare import Comparison, format_delta, render_comparison
-from rcb_action.report import render_markdown
+from rcb_action.report import grading_note, markdown_text, render_markdown
 
 
 def _pct(value: float | None) -> str:
@@ -19,8 +19,19 @@ def _ci(entry: dict[str, Any]) -> str:
 
 
 def score_table(report: dict[str, Any], comparison: Comparison | None = None) -> str:
-    """Models ranked by scaled pass@1, with the change against the base when known."""
-    header = ["Model", "Scaled pass@1 [95% CI]", "Pass rate", "Snippets", "Harness errors"]
+    """Models ranked by scaled pass@1, with the change against the base when known; then,
+    when some tasks were graded by in-process tests, a line saying so.
+
+    Model names are escaped (:func:`rcb_action.report.markdown_text`): a name cannot
+    add lines, HTML, links or mentions, nor leave its cell."""
+    header = [
+        "Model",
+        "Scaled pass@1 [95% CI]",
+        "Pass rate",
+        "Snippets",
+        "In-process (forgeable)",
+        "Harness errors",
+    ]
     if comparison is not None:
         header.append("Change vs base")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
@@ -30,16 +41,21 @@ def score_table(report: dict[str, Any], comparison: Comparison | None = None) ->
     )
     for name, entry in ranked:
         row = [
-            name.replace("|", "\\|"),
+            markdown_text(name),
             f"**{_pct(entry.get('scaled_pass_at_1'))}**{_ci(entry)}",
             _pct(entry.get("pass_rate")),
             str(entry.get("snippets", 0)),
+            # A report from before the field: every snippet was graded in-process.
+            str(entry.get("forgeable_snippets", entry.get("snippets", 0))),
             str(entry.get("harness_errors", 0)),
         ]
         if comparison is not None:
             change = comparison.for_model(name)
             row.append(format_delta(change.delta) if change else "-")
         lines.append("| " + " | ".join(row) + " |")
+    note = grading_note(report, markdown_text)
+    if note:
+        lines += ["", f"⚠️ {note}"]
     return "\n".join(lines) + "\n"
 
 

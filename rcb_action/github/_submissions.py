@@ -18,11 +18,13 @@ import yaml
 from pydantic import ValidationError
 
 from rcb_action.errors import RcbError, TaskError
+from rcb_action.models import SUBMISSION_REGISTRY
+from rcb_action.names import check_model_name
 from rcb_action.tasks import Task
 from rcb_action.validate import Problem
 
 SUBMISSIONS_DIR = "submissions"
-MODEL_FILE = "model.yaml"
+MODEL_FILE = SUBMISSION_REGISTRY  # its cutoff is shown as declared by the submitter
 COMPLETIONS_FILE = "completions.jsonl"
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _RESERVED = {"reference", "null"}
@@ -90,8 +92,12 @@ def _model_entry(path: Path, problems: list[Problem]) -> str | None:
             Problem(label, None, "expected 'models:' with exactly one entry: the submitted model")
         )
         return None
-    name, entry = next(iter(models.items()))
-    name = str(name)
+    raw_name, entry = next(iter(models.items()))
+    try:
+        name = check_model_name(raw_name, "key 'models'")
+    except RcbError as exc:
+        problems.append(Problem(label, None, str(exc)))
+        return None
     try:
         info = ModelInfo.model_validate(entry or {})
     except ValidationError as exc:
@@ -106,7 +112,7 @@ def _model_entry(path: Path, problems: list[Problem]) -> str | None:
         return None
     if name in _RESERVED or name.startswith("replay:") or not name.strip():
         problems.append(Problem(label, None, f"model name '{name}' is reserved; choose another"))
-    elif load_registry().get(name) is not None:
+    elif (builtin := load_registry().get(name)) is not None and not builtin.submitted:
         problems.append(
             Problem(
                 label,

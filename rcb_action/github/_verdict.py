@@ -17,6 +17,7 @@ from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.github._markdown import score_table
+from rcb_action.report import markdown_text
 
 COMMENT_FILE = "comment.md"
 PULL_FILE = "pull.json"
@@ -86,14 +87,18 @@ def render_verdict(
     submissions_log: str = "",
     run_url: str = "",
 ) -> tuple[bool, str]:
-    """(all passed, the verdict as Markdown)."""
+    """(all passed, the verdict as Markdown).
+
+    Folder names and the submissions' model names are escaped
+    (:func:`rcb_action.report.markdown_text`) and logs are fenced: nothing a pull
+    request names can add a line, a heading or a second verdict."""
     ok_tasks, tasks_text = _status(validate_status)
     ok_subs, subs_text = _status(submissions_status)
     passed = ok_tasks is not False and ok_subs is not False
     headline = "✅ ready for review" if passed else "❌ needs changes"
     parts = [f"### rcb: pull-request validation: {headline}", ""]
     if tasks or ok_tasks is not None:
-        listed = ", ".join(f"`{t}`" for t in tasks) or "none found"
+        listed = ", ".join(map(markdown_text, tasks)) or "none found"
         parts += [
             f"**Tasks** ({listed}): {tasks_text}. Checked in the Docker sandbox: schema, tags, "
             "reference passes, `null` fails, mutants killed, time per task.",
@@ -108,7 +113,7 @@ def render_verdict(
                 "",
             ]
     if submissions or ok_subs is not None:
-        listed = ", ".join(f"`{s}`" for s in submissions) or "none found"
+        listed = ", ".join(map(markdown_text, submissions)) or "none found"
         parts += [f"**Model submissions** ({listed}): {subs_text}.", ""]
         if submissions_report is not None:
             parts += [score_table(submissions_report), ""]
