@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "merge",
         help="merge results folders (shards) into one",
         description="Join the results of several rcb evaluate runs (e.g. --shard 1/4 ... 4/4) into one "
-        "folder. The output is sorted and deterministic; logs are copied along.",
+        "folder. The output is sorted and deterministic; the logs of the records kept are copied "
+        "along. Two different models whose logs share one folder (results of an older rcb) are "
+        "refused, so that one model's logs never replace another's.",
     )
     parser.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR")

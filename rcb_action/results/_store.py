@@ -188,30 +188,95 @@ def combine_records(groups: Iterable[Iterable[Record]]) -> dict[RecordKey, Recor
     return chosen
 
 
+def _log_folder(record: Record, where: Path) -> str | None:
+    """The folder under ``logs/`` that holds ``record``'s attempt logs (its model's).
+
+    Raises:
+        RcbError: the record's ``log_dir`` leaves the results folder.
+    """
+    if not record.log_dir:
+        return None
+    parts = Path(record.log_dir).parts
+    if Path(record.log_dir).is_absolute() or ".." in parts or len(parts) < 2 or parts[0] != "logs":
+        raise RcbError(
+            f"{where}: a record of {record.task} / {record.snippet} has log_dir "
+            f"{record.log_dir[:80]!r}, not a folder under logs/ (was the file edited?)"
+        )
+    return parts[1]
+
+
+def _copy_logs(source: Path, target: Path) -> None:
+    """Copy the folder ``source`` into ``target``: plain files and folders only (a
+    symbolic link is never followed: a results folder is not trusted to point inside)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for entry in os.scandir(source):
+        if entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _copy_logs(Path(entry.path), target / entry.name)
+        elif entry.is_file(follow_symlinks=False):
+            shutil.copyfile(entry.path, target / entry.name, follow_symlinks=False)
+
+
 def merge_stores(sources: Iterable[Path], out: Path) -> int:
     """Join the results of several runs (shards) into ``out``; returns the record count.
 
     For a key present in several sources, a scored record beats a harness error,
     then the newer one wins. The output is sorted by key, so merging is
-    deterministic whatever the order of the sources. Attempt logs are copied along.
+    deterministic whatever the order of the sources. The attempt logs of the records
+    kept (each record's ``log_dir``) are copied along, so old folders keep working.
+
+    Each model's logs live in a folder of their own under ``logs/``. Results made
+    before folder names carried a hash of the model name may put two models in one
+    folder (``acme/coder`` and ``acme_coder``); such a merge is refused rather than
+    letting one model's logs replace the other's.
 
     Raises:
-        RcbError: a source folder has no results file.
+        RcbError: a source folder has no results file, a record's ``log_dir`` leaves
+            its folder, or two different models keep their logs in one folder (in the
+            sources, or in what ``out`` already holds).
     """
+    from rcb_action.names import path_key, shown
+
     out = Path(out)
+    sources = [Path(s) for s in sources]
     groups: list[list[Record]] = []
+    origin: dict[int, Path] = {}
     for source in sources:
-        path = Path(source) / RESULTS_FILE
+        path = source / RESULTS_FILE
         if not path.is_file():
             raise RcbError(
                 f"{source}: no {RESULTS_FILE} here (is it an --out folder of rcb evaluate?)"
             )
-        groups.append(read_records(path))
-        logs = Path(source) / "logs"
-        if logs.is_dir() and Path(source).resolve() != out.resolve():
-            shutil.copytree(logs, out / "logs", dirs_exist_ok=True)
+        records = read_records(path)
+        groups.append(records)
+        origin.update((id(record), source) for record in records)
+    # Logs already in --out stay: no source may write into another model's folder.
+    out_is_source = out.resolve() in {s.resolve() for s in sources}
+    kept = [] if out_is_source else read_records(out / RESULTS_FILE)
+    owners: dict[str, tuple[str, Path]] = {}
+    everything = [(out, r) for r in kept] + [(origin[id(r)], r) for g in groups for r in g]
+    keys = {model: path_key(model) for model in {r.model for _, r in everything}}
+    for where, record in everything:
+        folders = {keys[record.model], _log_folder(record, where / RESULTS_FILE)}
+        for folder in sorted(f for f in folders if f is not None):
+            owner, seen_in = owners.setdefault(folder, (record.model, where))
+            if owner != record.model:
+                raise RcbError(
+                    f"{where}: models {shown(owner)} (in {seen_in}) and {shown(record.model)} "
+                    f"both keep their logs in logs/{folder}: merging would mix their logs "
+                    "(results from an older rcb; rerun one of them into a new folder)"
+                )
+
     chosen = combine_records(groups)
     out.mkdir(parents=True, exist_ok=True)
+    for record in chosen.values():
+        source = origin[id(record)]
+        if not record.log_dir or source.resolve() == out.resolve():
+            continue
+        logs = source / record.log_dir
+        if logs.is_dir() and logs.resolve().is_relative_to(source.resolve()):
+            _copy_logs(logs, out / record.log_dir)
     staging = out / f".{RESULTS_FILE}.tmp"
     with open(staging, "w", encoding="utf-8") as handle:
         for key in sorted(chosen):
