@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rcb_action.models import Registry
-from rcb_action.report import outcomes_of, summarize
+from rcb_action.report import (
+    FORGEABLE_LABEL,
+    IN_PROCESS,
+    forgeable_snippets,
+    outcomes_of,
+    summarize,
+    task_grading,
+)
 from rcb_action.reproduce import ReproductionRecord
 from rcb_action.results import Record
 from rcb_action.scoring import (
@@ -23,6 +29,7 @@ from rcb_action.scoring import (
     scaled_pass_at_1,
 )
 from rcb_action.site._charts import Segment, stacked
+from rcb_action.site._paths import model_slug, task_slug
 from rcb_action.site._reproduction import ReproductionView, reproduction_view
 from rcb_action.site._select import by_model, headline, scored_only, with_paper, without_paper
 from rcb_action.site._window import (
@@ -63,6 +70,18 @@ class TaskView:
     in_tasks_dir: bool
     rows: list[TaskRow] = field(default_factory=list)
     paper_url: str | None = None
+    grading: str | None = None  # "cases" or "in-process"; None: no scored attempt yet
+
+    @property
+    def forgeable(self) -> bool:
+        """Its verdicts came from tests that ran in the model's own process."""
+        return self.grading == IN_PROCESS
+
+    @property
+    def grading_label(self) -> str | None:
+        if self.grading is None:
+            return None
+        return FORGEABLE_LABEL if self.forgeable else "cases and checks"
 
     @property
     def total_weight(self) -> int:
@@ -122,7 +141,7 @@ class ModelView:
     slug: str
     name: str
     provider: str
-    cutoff: dt.date | None
+    cutoff: dt.date | None  # the checked cutoff, else the one the submitter declared
     cutoff_source: str | None
     paper: bool
     scaled: float | None
@@ -141,6 +160,8 @@ class ModelView:
     failure_segments: list[Segment]
     post_cutoff: float | None
     post_cutoff_snippets: int
+    cutoff_declared: bool = False  # ``cutoff`` is the submitter's word, not checked
+    forgeable_snippets: int = 0
     rank: int | None = None
     tasks: list[ModelTask] = field(default_factory=list)
     domains: list[DomainScore] = field(default_factory=list)
@@ -173,22 +194,10 @@ class SiteData:
     records: int
     snippets: int
 
-
-_UNSAFE = re.compile(r"[^a-z0-9._-]+")
-
-
-def _slugs(names: Sequence[str]) -> dict[str, str]:
-    """File-name-safe, case-insensitively unique slugs, stable for a given set of names."""
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    for name in sorted(names):
-        base = _UNSAFE.sub("-", name.lower()).strip("-.") or "x"
-        slug, n = base, 2
-        while slug in taken:
-            slug, n = f"{base}-{n}", n + 1
-        taken.add(slug)
-        out[name] = slug
-    return out
+    @property
+    def forgeable_tasks(self) -> list[TaskView]:
+        """Papers whose verdicts came from in-process tests (forgeable), by id."""
+        return sorted((t for t in self.tasks if t.forgeable), key=lambda t: t.id)
 
 
 def _failure_order(records: Sequence[Record]) -> list[str]:
@@ -210,7 +219,10 @@ def _model_view(
     count, and ``outcomes`` theirs, in the same order."""
     info = registry.get(model)
     summary = summarize(chosen)
-    cutoff = info.knowledge_cutoff if info else None
+    declared = registry.declared_cutoff(model)
+    # A declared cutoff gives the model's own post-cutoff score, labelled as declared; the
+    # contamination window never ranks on it (see rcb_action.site._window).
+    cutoff = registry.cutoff(model) or declared
     later = [o for o, r in zip(outcomes, scored, strict=True) if cutoff and r.published > cutoff]
     failures = Counter(r.failure_class or "unknown" for r in chosen if r.status == "fail")
     samples = summary["samples"]
@@ -240,10 +252,14 @@ def _model_view(
         failure_segments=stacked(failures, classes),
         post_cutoff=scaled_pass_at_1(later) if cutoff else None,
         post_cutoff_snippets=len({(o.task, o.snippet) for o in later}),
+        cutoff_declared=declared is not None,
+        forgeable_snippets=forgeable_snippets(chosen),
     )
 
 
-def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -> TaskView:
+def _task_view(task_id: str, task: Task | None, recs: list[Record]) -> TaskView:
+    slug = task_slug(task_id)
+    grading = task_grading(recs).get(task_id)
     first = recs[0] if recs else None
     weights: dict[str, int] = {}
     for r in recs:
@@ -257,7 +273,7 @@ def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -
         c = task.config
         return TaskView(
             task_id, slug, c.title, c.arxiv, c.code_url, c.published, c.domain, c.kind,
-            snippets, in_tasks_dir=True, paper_url=c.paper_url,
+            snippets, in_tasks_dir=True, paper_url=c.paper_url, grading=grading,
         )  # fmt: skip
     return TaskView(
         id=task_id,
@@ -270,6 +286,7 @@ def _task_view(task_id: str, slug: str, task: Task | None, recs: list[Record]) -
         kind="snippet",
         snippets=[SnippetView(n, w) for n, w in sorted(weights.items())],
         in_tasks_dir=False,
+        grading=grading,
     )
 
 
@@ -352,9 +369,8 @@ def build_site_data(
     outcomes = {m: outcomes_of(recs) for m, recs in scored.items()}  # in the same order
     headline_records = [r for recs in heads.values() for r in recs]
     classes = _failure_order(headline_records)
-    model_slugs = _slugs(list(grouped))
     models = {
-        m: _model_view(m, heads[m], scored[m], outcomes[m], model_slugs[m], registry, classes)
+        m: _model_view(m, heads[m], scored[m], outcomes[m], model_slug(m), registry, classes)
         for m in grouped
     }
     ordered = _rank(list(models.values()))
@@ -365,10 +381,7 @@ def build_site_data(
     for r in headline_records:
         by_task[r.task].append(r)
     task_ids = sorted(set(loaded) | set(by_task))
-    task_slugs = _slugs(task_ids)
-    task_views = {
-        t: _task_view(t, task_slugs[t], loaded.get(t), by_task.get(t, [])) for t in task_ids
-    }
+    task_views = {t: _task_view(t, loaded.get(t), by_task.get(t, [])) for t in task_ids}
 
     # Per model and task: the scores both the task pages and the model pages show.
     attempts: dict[tuple[str, str], list[Outcome]] = defaultdict(list)

@@ -1,12 +1,14 @@
-"""Where the site's templates and static assets live."""
+"""Where the site's templates and static assets live, and where each page goes."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import rcb_action
 from rcb_action.errors import RcbError
+from rcb_action.names import path_key
 
 SITE_DIR_ENV = "RCB_SITE_DIR"
 
@@ -28,3 +30,21 @@ def site_dir() -> Path:
                 f"(run from an rcb checkout or set {SITE_DIR_ENV} to its site/ folder)"
             )
     return root
+
+
+_TASK_ID = re.compile(r"[a-z0-9][a-z0-9_-]*")
+
+
+def model_slug(model: str) -> str:
+    """The file name (without ``.html``) of ``model``'s page under ``models/``: a
+    readable prefix and a hash of the exact name (:func:`rcb_action.names.path_key`),
+    so that no other name, ``openai-gpt-4o`` for ``openai/gpt-4o`` say, can take it."""
+    return path_key(model)
+
+
+def task_slug(task_id: str) -> str:
+    """The file name (without ``.html``) of a task's page under ``tasks/``: the task id
+    itself (task ids are lower-case letters, digits, ``_`` and ``-``, so no two share a
+    page), or for any other id that results may name, ``_`` and its
+    :func:`rcb_action.names.path_key` (never a task id: none starts with ``_``)."""
+    return task_id if _TASK_ID.fullmatch(task_id) else f"_{path_key(task_id)}"

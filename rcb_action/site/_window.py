@@ -11,7 +11,10 @@ to the same numbers. The rules, shared by both:
 - Contaminated: the model's knowledge cutoff is on or after ``start`` (a paper
   posted on the cutoff day may have been read, as in the report's post-cutoff
   subset), or the model has no known cutoff (any paper may have been read): it is
-  marked in every window and never ranked there.
+  marked in every window and never ranked there. A cutoff only the submitter declared
+  (:meth:`rcb_action.models.Registry.declared_cutoff`) is not known to rcb: such a
+  model is treated as one with no cutoff, and its row says that the cutoff it shows
+  was declared.
 - Ranked: models neither contaminated nor without results in the window, by score
   (rounded to 1e-6) then model id; equal scores share a rank. Unranked rows follow,
   those with a score first (same order), then those without.
@@ -45,6 +48,7 @@ class WindowRow:
     snippets: int
     contaminated: bool
     rank: int | None
+    declared: dt.date | None = None  # the submitter's cutoff: shown, never ranked on
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ def rank_window(scored: Scored, registry: Registry, start: dt.date, end: dt.date
                 snippets=len(keys),
                 contaminated=cutoff is None or cutoff >= start,
                 rank=None,
+                declared=registry.declared_cutoff(model),
             )
         )
     ranked = [r for r in rows if r.scaled_pass_at_1 is not None and not r.contaminated]
@@ -185,6 +190,7 @@ def encode_window(
             if r.weight != canonical[key][0] or published != task_dates[r.task]:
                 overrides[str(pos)] = [r.weight, published]
         cutoff = registry.cutoff(model)
+        declared = registry.declared_cutoff(model)
         meta = models.get(model, {})
         encoded_models.append(
             {
@@ -193,6 +199,7 @@ def encode_window(
                 "provider": meta.get("provider", ""),
                 "href": meta.get("href", ""),
                 "cutoff": cutoff.isoformat() if cutoff else None,
+                "declared": declared.isoformat() if declared else None,
                 "samples": samples,
                 "r": "".join(cells),
                 "o": overrides,

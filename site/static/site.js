@@ -171,12 +171,13 @@
       name.appendChild(link);
       tr.appendChild(name);
       tr.appendChild(cell("td", m.provider));
-      tr.appendChild(cell("td", m.cutoff || "—"));
+      tr.appendChild(cell("td", m.cutoff || (m.declared ? m.declared + " (declared by the submitter)" : "—")));
       tr.appendChild(cell("td", fmt(r.score), "num"));
       tr.appendChild(cell("td", fmt(r.rate), "num"));
       tr.appendChild(cell("td", String(r.snippets), "num"));
       var status = cell("td");
-      if (r.contaminated) status.appendChild(cell("span", m.cutoff === null ? "cutoff unknown: possibly contaminated" : "possibly contaminated", "flag"));
+      var why = m.cutoff !== null ? "" : (m.declared ? "cutoff declared by the submitter: " : "cutoff unknown: ");
+      if (r.contaminated) status.appendChild(cell("span", why + "possibly contaminated", "flag"));
       else status.appendChild(document.createTextNode("clean"));
       if (r.score === null) status.appendChild(document.createTextNode("; no results here"));
       tr.appendChild(status);
