@@ -120,10 +120,11 @@ def grade_pytest(raw: PytestRaw, *, expected: list[str] | None, timeout_s: float
         return _fail(
             "sandbox_violation", f"an output file was tampered with: {raw.unsafe}", **common
         )
-    if result.timed_out:
-        return _fail("timeout", f"the run went past the {timeout_s:.0f} s limit", **common)
+    # A process killed for memory decides the class even when the run then timed out.
     if result.oom_killed:
         return _fail("memory", "killed for exceeding the memory limit", **common)
+    if result.timed_out:
+        return _fail("timeout", f"the run went past the {timeout_s:.0f} s limit", **common)
     if raw.verdict is None:
         if result.returncode == 0:
             return _fail(
@@ -206,10 +207,10 @@ def grade_cases(raw: CasesRaw, *, timeout_s: float) -> TestRun | None:
         "stdout": result.stdout[-OUTPUT_TAIL:],
         "stderr": result.stderr[-OUTPUT_TAIL:],
     }
-    if result.timed_out:
-        return _fail("timeout", f"the cases ran past the {timeout_s:.0f} s limit", **common)
     if result.oom_killed:
         return _fail("memory", "the cases were killed for exceeding the memory limit", **common)
+    if result.timed_out:
+        return _fail("timeout", f"the cases ran past the {timeout_s:.0f} s limit", **common)
     if raw.unsafe:
         return _fail("sandbox_violation", f"an output file is not plain: {raw.unsafe}", **common)
     if "outputs.json" not in raw.outputs:

@@ -102,6 +102,8 @@ def _compile_targets(targets: list[str]) -> dict[str, str] | None:
             compile(source, target, "exec")
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
             error = _error(exc)
+            if isinstance(exc, ValueError):  # NUL bytes: a SyntaxError on newer Pythons
+                error["type"] = "SyntaxError"
             if isinstance(exc, SyntaxError):
                 error["message"] = f"{os.path.relpath(target)}:{exc.lineno}: {exc.msg}"
             return error
