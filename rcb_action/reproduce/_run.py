@@ -21,6 +21,7 @@ from pathlib import Path
 from rcb_action.agent import AgentModel, LiteLLMAgent, ReplayAgent
 from rcb_action.errors import RcbError
 from rcb_action.models import Model, get_model, load_registry
+from rcb_action.names import path_key
 from rcb_action.paths import cache_dir
 from rcb_action.reproduce._attempt import AttemptSetting, run_attempt
 from rcb_action.reproduce._records import (
@@ -68,7 +69,8 @@ class ReproduceSummary:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:80]
+    """A folder name for ``name`` that no other name shares (see ``path_key``)."""
+    return path_key(name)
 
 
 def get_agent(spec: str, config: ReproduceConfig) -> AgentModel:
