@@ -37,13 +37,19 @@ def test_prompt_is_deterministic_and_paper_switch(fixture_tasks):
     without = build_prompt(task, "norm", paper=False)
     assert "The affine map" not in without.text and without.sha != a.sha
     assert not without.paper_truncated
+    # The paper comes first, the same bytes for every snippet (a provider can cache it).
+    assert a.text.startswith("## The paper: ") and a.prefix_chars > 0
+    other = build_prompt(task, "scale")
+    assert other.text[: other.prefix_chars] == a.text[: a.prefix_chars]
+    assert a.paper_sha == other.paper_sha and without.paper_sha is None
 
 
 def test_small_context_window_cuts_the_paper(fixture_tasks):
     task = load_task(fixture_tasks / "toy")
-    paper = task.paper_path()
+    paper = task.root / "paper.tex"  # the fixture's vendored full text
     paper.write_text(
-        "# Long paper\n\n" + "\n\n".join(f"Paragraph {i}: " + "word " * 200 for i in range(40))
+        "\\section{Long paper}\n\n"
+        + "\n\n".join(f"Paragraph {i}: " + "word " * 200 for i in range(40))
     )
     full = build_prompt(task, "norm")
     window = len(full.text) // 3 // 2  # half the prompt's size in tokens at 3 chars a token
@@ -78,53 +84,3 @@ def test_splice_reference_reproduces_the_stripped_file(fixture_tasks):
     for name in task.snippet_names():
         original = "".join(task.files[task.snippets[name].path].stripped())
         assert splice(task, name, "".join(task.reference_body(name))) == original
-
-
-def test_paper_from_arxiv_is_fetched_once_cached_and_falls_back(
-    fixture_tasks, tmp_path, monkeypatch
-):
-    """``paper: {source: arxiv}``: arXiv's HTML full text (the network is a test double here),
-    cached; offline it comes from the cache, else from paper.md, else one clear line."""
-    import io
-    import urllib.request
-
-    import pytest
-
-    from rcb_action.errors import TaskError
-    from rcb_action.prompts import paper_text
-    from rcb_action.tasks import load_task
-
-    monkeypatch.setenv("RCB_CACHE_DIR", str(tmp_path / "cache"))
-    task_dir = fixture_tasks / "toy"
-    yaml_path = task_dir / "task.yaml"
-    yaml_path.write_text(yaml_path.read_text() + "paper: {source: arxiv}\n")
-    task = load_task(task_dir)
-    assert task.config.paper.source == "arxiv"
-    asked: list[str] = []
-
-    def online(url, timeout):
-        asked.append(url)
-        page = (
-            "<html><style>p{}</style><body><h1>Toy &amp; Scale</h1>\n\n<p>y = a x</p></body></html>"
-        )
-        return io.BytesIO(page.encode())
-
-    monkeypatch.setattr(urllib.request, "urlopen", online)
-    text = paper_text(task)
-    assert asked == ["https://arxiv.org/html/0000.00000"]
-    assert "Toy & Scale" in text and "y = a x" in text and "<" not in text and "p{}" not in text
-    assert paper_text(task) == text and len(asked) == 1  # the second time from the cache
-
-    def offline(url, timeout):
-        raise OSError("no network")
-
-    monkeypatch.setattr(urllib.request, "urlopen", offline)
-    assert paper_text(task) == text  # still cached
-    for cached in (tmp_path / "cache" / "papers").iterdir():
-        cached.unlink()
-    assert paper_text(task) == (task_dir / "paper.md").read_text()  # offline: paper.md
-    (task_dir / "paper.md").unlink()
-    with pytest.raises(TaskError) as info:
-        paper_text(load_task(task_dir))
-    assert "key 'paper': could not fetch arXiv 0000.00000" in str(info.value)
-    assert "\n" not in str(info.value)

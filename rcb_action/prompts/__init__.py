@@ -3,10 +3,19 @@
 from rcb_action.prompts._build import (
     CHARS_PER_TOKEN,
     PLACEHOLDER,
+    PaperMode,
     Prompt,
     build_prompt,
     masked_file,
 )
 from rcb_action.prompts._paper import paper_text
 
-__all__ = ["CHARS_PER_TOKEN", "PLACEHOLDER", "Prompt", "build_prompt", "masked_file", "paper_text"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "PLACEHOLDER",
+    "PaperMode",
+    "Prompt",
+    "build_prompt",
+    "masked_file",
+    "paper_text",
+]

@@ -4,6 +4,7 @@ from rcb_action.tasks._loader import Task, find_tasks, load_task, load_tasks, re
 from rcb_action.tasks._plain import read_plain_file
 from rcb_action.tasks._requirements import pinned_requirement, read_requirements
 from rcb_action.tasks._schema import (
+    VENDORED_LICENSES,
     AgentVisibility,
     CurveFact,
     ExpectedResults,
@@ -20,6 +21,7 @@ from rcb_action.tasks._schema import (
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
+    "VENDORED_LICENSES",
     "AgentVisibility",
     "AnnotatedFile",
     "CurveFact",

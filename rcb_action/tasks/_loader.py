@@ -26,7 +26,7 @@ from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
 
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 # Files in a task folder that describe the task and never enter a sandbox.
-_META_FILES = {"task.yaml", "paper.md", "expected.yaml", "rubric.yaml", "mutants.json"}
+_META_FILES = {"task.yaml", "paper.md", "notes.md", "expected.yaml", "rubric.yaml", "mutants.json"}
 # Derived files that do not change what is scored, so they leave the task hash alone.
 _UNHASHED = {"mutants.json"}
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -84,8 +84,9 @@ class Task:
         """A file of the task folder (a plain file inside it; see ``load_task``)."""
         return read_plain_file(self.root / rel)
 
-    def paper_path(self) -> Path:
-        return self.root / "paper.md"
+    def notes_path(self) -> Path:
+        """``notes.md``: maintainers' notes on the method, never the paper."""
+        return self.root / "notes.md"
 
 
 def resolve_tasks_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -273,10 +274,7 @@ def load_task(root: Path) -> Task:
                 f"{label}: key 'tests_dir': folder '{config.tests_dir}' not found in {root} "
                 f"(or give the task '{config.cases_dir}/' and '{config.checks_dir}/' folders)"
             )
-        if config.paper.source == "local" and not (root / "paper.md").is_file():
-            raise TaskError(
-                f"{root / 'paper.md'}: file not found (paper: {{source: local}} needs it)"
-            )
+        _check_paper_files(root, config, label)
 
     expected: ExpectedResults | None = None
     rubric: Rubric | None = None
@@ -323,8 +321,9 @@ def load_task(root: Path) -> Task:
     digest.update(b"env\0" + read_plain_file(env_dir / "requirements.txt"))
     # A reproduction task's folder never enters a sandbox: the agent gets the paper
     # only, and the reference reproduction is the harness's.
+    meta = _META_FILES | ({config.paper.file} if config.paper.source == "vendored" else set())
     sandbox_files = (
-        [rel for rel in all_files if rel not in _META_FILES] if config.kind == "snippet" else []
+        [rel for rel in all_files if rel not in meta] if config.kind == "snippet" else []
     )
     grading: Literal["cases", "in-process"] = "in-process"
     run_files: list[str] = []
@@ -356,6 +355,25 @@ def load_task(root: Path) -> Task:
         run_files=run_files,
         check_files=check_files,
     )
+
+
+def _check_paper_files(root: Path, config: TaskConfig, label: str) -> None:
+    """A snippet task's paper files: the vendored full text exists; no ``paper.md``
+    (it was renamed ``notes.md``: maintainers' notes, never shown as the paper).
+
+    Raises:
+        TaskError: naming the file.
+    """
+    if (root / "paper.md").exists():
+        raise TaskError(
+            f"{root / 'paper.md'}: rename it notes.md (maintainers' notes, shown only with "
+            "--paper notes); the paper is the arXiv LaTeX or a vendored full text"
+        )
+    if config.paper.source == "vendored" and not (root / config.paper.file).is_file():
+        raise TaskError(
+            f"{label}: key 'paper.file': {root / config.paper.file} not found "
+            "(the vendored full text of the paper)"
+        )
 
 
 def _grading(root: Path, config: TaskConfig, label: str) -> Literal["cases", "in-process"]:

@@ -15,14 +15,37 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# Licences under which a task may vendor a paper's full text (SPDX ids): they allow
+# copying and redistribution. arXiv's default licence does not.
+VENDORED_LICENSES = ("CC-BY-4.0", "CC-BY-SA-4.0", "CC0-1.0")
+
+
 class PaperSource(_Strict):
     """Where the paper text given to the model comes from.
 
-    ``local`` reads ``paper.md`` in the task folder; ``arxiv`` fetches the paper's
-    HTML full text once when online and caches it (``paper.md`` is the fallback).
+    ``arxiv`` (the default): the LaTeX source of the task's ``arxiv_version`` from
+    arXiv's e-print endpoint, flattened and cleaned, cached (rcb_action.papers).
+    ``vendored``: a full text the task folder holds (``file``, default
+    ``paper.tex``) under a licence from ``VENDORED_LICENSES``. ``local``: a
+    reproduction task's ``paper.md`` (the experiment's specification); a snippet
+    task's ``paper.md`` is now ``notes.md`` and never the paper.
     """
 
-    source: Literal["local", "arxiv"] = "local"
+    source: Literal["arxiv", "vendored", "local"] = "arxiv"
+    license: str | None = None
+    file: str = Field(default="paper.tex", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.(tex|txt)$")
+
+    @model_validator(mode="after")
+    def _licensed(self) -> PaperSource:
+        if self.source == "vendored":
+            if self.license not in VENDORED_LICENSES:
+                raise ValueError(
+                    f"a vendored paper needs 'license', one of {', '.join(VENDORED_LICENSES)} "
+                    f"(got {self.license!r}); otherwise use {{source: arxiv}}"
+                )
+        elif self.license is not None:
+            raise ValueError("'license' is for {source: vendored} only")
+        return self
 
 
 class SnippetConfig(_Strict):
@@ -193,6 +216,8 @@ class TaskConfig(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     title: str = Field(min_length=1)
     arxiv: str | None = None
+    # The arXiv version whose LaTeX source is the prompt's paper (versions never change).
+    arxiv_version: int | None = Field(default=None, ge=1, le=99)
     paper_url: str | None = Field(default=None, pattern=r"^https://\S+$")
     published: dt.date
     code_first_commit: dt.date | None = None
@@ -226,13 +251,24 @@ class TaskConfig(_Strict):
             raise ValueError(
                 "missing required key 'arxiv' (or 'paper_url' for a paper that is not on arXiv)"
             )
-        if self.arxiv is None and self.paper.source == "arxiv":
-            raise ValueError("'paper: {source: arxiv}' needs the task's 'arxiv' id")
+        if self.paper.source == "arxiv" and (self.arxiv is None or self.arxiv_version is None):
+            raise ValueError(
+                "'paper: {source: arxiv}' (the default) needs 'arxiv' and 'arxiv_version' (the "
+                "version whose LaTeX is the paper), or give 'paper: {source: vendored, license: ...}'"
+            )
+        if self.paper.source == "local" and self.kind == "snippet":
+            raise ValueError(
+                "'paper: {source: local}' is for reproduction tasks: a snippet task's paper is "
+                "its arXiv LaTeX ({source: arxiv} with 'arxiv_version') or a vendored full text, "
+                "and paper.md is now notes.md"
+            )
         return self
 
     @property
     def citation(self) -> str:
-        """How prompts cite the paper: ``arXiv 2503.10622``, else its URL."""
+        """How prompts cite the paper: ``arXiv 2503.10622v1`` (the pinned version), else its URL."""
+        if self.arxiv and self.arxiv_version:
+            return f"arXiv {self.arxiv}v{self.arxiv_version}"
         return f"arXiv {self.arxiv}" if self.arxiv else str(self.paper_url)
 
     @property

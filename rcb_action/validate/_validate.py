@@ -82,6 +82,8 @@ def check_task(
         check.problems.append(problem_from_error(str(exc)))
         return check
     check.task = task
+    if task.config.kind == "snippet":
+        _check_paper(check, task)
     reason = backend.skip_reason(task)
     if reason:
         check.extra["skipped"] = reason
@@ -170,6 +172,20 @@ def check_task(
     finally:
         release_sandboxes(backend, sandboxes)
     return check
+
+
+def _check_paper(check: TaskCheck, task: Task) -> None:
+    """The paper can be had (fetched once and cached): a version arXiv has only as a PDF
+    is refused unless the task vendors a full text; arXiv out of reach is a warning."""
+    from rcb_action.papers import NoLatexSource, PaperUnavailable, paper_for
+
+    where = str(task.root / "task.yaml")
+    try:
+        paper_for(task)
+    except NoLatexSource as exc:
+        check.problems.append(Problem(where, None, f"key 'paper': {exc}"))
+    except PaperUnavailable as exc:
+        check.warnings.append(Problem(where, None, f"key 'paper': not checked: {exc}"))
 
 
 def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
