@@ -168,8 +168,8 @@ def test_changed_task_reruns_only_that_task(tmp_path, fixture_tasks, cli):
     first = ResultStore(out).records()
     toy = [r for r in first if r.task == "toy"]
     assert toy and len(toy) < len(first)  # the guard task is in the run too
-    paper = fixture_tasks / "toy" / "paper.md"
-    paper.write_text(paper.read_text() + "\nA clarifying sentence.\n")
+    helpers = fixture_tasks / "toy" / "src" / "helpers.py"  # a context file: in the prompt
+    helpers.write_text(helpers.read_text() + "\n# A clarifying comment.\n")
     assert cli(*args)[0] == 0
     second = ResultStore(out).records()
     rerun = second[len(first) :]

@@ -38,9 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     paper = parser.add_mutually_exclusive_group()
     paper.add_argument(
         "--paper",
-        choices=["with", "without", "both"],
+        choices=["with", "without", "both", "notes"],
         default="with",
-        help="give the paper, not, or both (ablation)",
+        help="give the paper (its own LaTeX, pinned and cached), not, both (the ablation), or "
+        "notes: the task's notes.md instead of the paper, reported apart, never a headline",
     )
     paper.add_argument(
         "--no-paper",

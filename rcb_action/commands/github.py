@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default="", help="task id globs, separated by commas")
     p.add_argument("--samples", default="1")
     p.add_argument("--sandbox", default="local")
-    p.add_argument("--paper", default="with", help="with, without or both")
+    p.add_argument("--paper", default="with", help="with, without, both or notes")
     p.add_argument("--shard", default="", help="I/N")
     p.add_argument("--fail-under", default="")
     p.add_argument("--results-dir", default="rcb-results")

@@ -19,7 +19,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("task_id", metavar="TASK_ID")
     parser.add_argument("snippet", metavar="SNIPPET_NAME")
-    parser.add_argument("--no-paper", action="store_true", help="the no-paper ablation's prompt")
+    paper = parser.add_mutually_exclusive_group()
+    paper.add_argument(
+        "--paper",
+        choices=["with", "without", "notes"],
+        default="with",
+        help="with the paper (fetched once and cached if need be), without it, or with the "
+        "task's notes.md instead",
+    )
+    paper.add_argument(
+        "--no-paper", dest="paper", action="store_const", const="without",
+        help="same as --paper without",
+    )  # fmt: skip
     parser.add_argument(
         "--context-window",
         type=int,
@@ -43,14 +54,13 @@ def run(args: argparse.Namespace) -> int:
     if args.snippet not in task.snippets:
         names = ", ".join(f'"{n}"' for n in task.snippet_names())
         raise RcbError(f'task {task.id} has no snippet "{args.snippet}"; its snippets: {names}')
-    prompt = build_prompt(
-        task, args.snippet, paper=not args.no_paper, context_window=args.context_window
-    )
+    prompt = build_prompt(task, args.snippet, paper=args.paper, context_window=args.context_window)
     sys.stdout.write(prompt.text)
     note = (
         f", paper cut to {prompt.paper_chars_kept} of {prompt.paper_chars} chars"
         if prompt.paper_truncated
         else ""
     )
-    print(f"prompt_sha {prompt.sha} ({len(prompt.text)} chars{note})", file=sys.stderr)
+    paper = f", paper_sha {prompt.paper_sha}" if prompt.paper_sha else ""
+    print(f"prompt_sha {prompt.sha} ({len(prompt.text)} chars{note}{paper})", file=sys.stderr)
     return 0

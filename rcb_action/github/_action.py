@@ -21,7 +21,7 @@ from rcb_action.github._workflow import annotation
 
 REPORT_JSON = "report.json"
 REPORT_MARKDOWN = "report.md"
-_PAPER = ("with", "without", "both")
+_PAPER = ("with", "without", "both", "notes")
 _SANDBOX = ("local", "docker")
 
 

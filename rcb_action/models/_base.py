@@ -39,6 +39,10 @@ class Completion:
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    # Prompt tokens the provider served from its prompt cache, and what that saved
+    # against the full input price (net of any cache-write surcharge).
+    tokens_cached: int = 0
+    cost_saved_usd: float = 0.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", utf8_safe(self.text))
@@ -51,11 +55,16 @@ class Model(ABC):
         name: the name results are recorded under.
         context_window: the model's context window in tokens, when known.
         calls_provider: whether answering costs a network call.
+        reads_prompt: whether the answer depends on the prompt. A model that does
+            not read it (``reference``, ``null``, ``replay:``) is never given the
+            paper, so it runs without the network and its resume key does not
+            depend on the paper's text.
     """
 
     name: str
     context_window: int | None = None
     calls_provider: bool = False
+    reads_prompt: bool = True
 
     def check(self) -> None:
         """Raise :class:`~rcb_action.errors.RcbError` if the model cannot be used (e.g. a missing key)."""

@@ -23,6 +23,7 @@ class ReferenceModel(Model):
     """Answers with the true snippet: proves every task solvable and the splice exact."""
 
     name = "reference"
+    reads_prompt = False
 
     def complete(self, request: CompletionRequest) -> Completion:
         return Completion(text=fenced("".join(request.task.reference_body(request.snippet))))
@@ -32,6 +33,7 @@ class NullModel(Model):
     """Answers with an empty body (``pass``): proves the tests discriminate."""
 
     name = "null"
+    reads_prompt = False
 
     def complete(self, request: CompletionRequest) -> Completion:
         return Completion(text=fenced("pass"))
@@ -110,6 +112,8 @@ class ReplayModel(Model):
     recorded under that name; otherwise under ``replay:<file stem>``. A snippet
     missing from the file is answered with nothing and scored ``no_code``.
     """
+
+    reads_prompt = False
 
     def __init__(self, path: Path) -> None:
         self.path = path

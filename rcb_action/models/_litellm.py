@@ -16,6 +16,7 @@ from typing import Any
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
 from rcb_action.models._registry import ModelInfo
+from rcb_action.prompts import Prompt
 
 _RETRIED = (
     "RateLimitError",
@@ -25,6 +26,22 @@ _RETRIED = (
     "Timeout",
     "APIConnectionError",
 )
+
+
+def cache_tokens(usage: Any) -> tuple[int, int]:
+    """(prompt tokens read from the provider's cache, tokens written to it) from a
+    litellm usage: OpenAI's ``prompt_tokens_details.cached_tokens`` or Anthropic's
+    ``cache_read_input_tokens``, and Anthropic's ``cache_creation_input_tokens``."""
+    if usage is None:
+        return 0, 0
+    details = getattr(usage, "prompt_tokens_details", None)
+    if isinstance(details, dict):
+        cached = details.get("cached_tokens")
+    else:
+        cached = getattr(details, "cached_tokens", None)
+    cached = cached or getattr(usage, "cache_read_input_tokens", None) or 0
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    return int(cached), int(written)
 
 
 def import_litellm() -> Any:
@@ -124,10 +141,47 @@ class LiteLLMModel(Model):
                 cost = 0.0
         return float(cost or 0.0)
 
+    def marks_cache(self) -> bool:
+        """Whether the provider caches a prompt prefix only where the request marks it
+        (Anthropic's models, directly or through Bedrock and Vertex AI); OpenAI,
+        Gemini and DeepSeek cache a repeated prefix on their own."""
+        name = self.litellm_name.lower()
+        return name.startswith("anthropic/") or "claude" in name
+
+    def _content(self, prompt: Prompt) -> str | list[dict[str, Any]]:
+        """The message content: the prompt's text, split at the end of the paper into two
+        blocks with a cache breakpoint on the first when the provider needs it marked.
+        The blocks join to exactly ``prompt.text`` (its sha is what is recorded)."""
+        cut = prompt.prefix_chars
+        if not self.marks_cache() or not 0 < cut < len(prompt.text):
+            return prompt.text
+        return [
+            {"type": "text", "text": prompt.text[:cut], "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": prompt.text[cut:]},
+        ]
+
+    def _saved(self, litellm: Any, cached: int, written: int) -> float:
+        """What the cache saved: cached tokens at the full input price less the cache-read
+        price, less the surcharge for tokens written to the cache. 0 when the price map
+        does not know the model's cache prices."""
+        if not cached and not written:
+            return 0.0
+        try:
+            info = litellm.get_model_info(self.litellm_name)
+        except Exception:
+            return 0.0
+        full = info.get("input_cost_per_token") or 0.0
+        read = info.get("cache_read_input_token_cost")
+        write = info.get("cache_creation_input_token_cost")
+        saved = cached * (full - read) if read is not None else 0.0
+        if write is not None:
+            saved -= written * max(write - full, 0.0)
+        return float(saved)
+
     def complete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
         retryable = tuple(getattr(litellm, n) for n in _RETRIED if hasattr(litellm, n))
-        messages = [{"role": "user", "content": request.prompt.text}]
+        messages = [{"role": "user", "content": self._content(request.prompt)}]
         last_error: Exception | None = None
         for attempt in range(self.max_attempts):
             kwargs: dict[str, Any] = {"timeout": self.timeout_s}
@@ -154,6 +208,7 @@ class LiteLLMModel(Model):
             usage = getattr(response, "usage", None)
             tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
             tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+            cached, written = cache_tokens(usage)
             text = response.choices[0].message.content or ""
             return Completion(
                 text=text,
@@ -161,6 +216,8 @@ class LiteLLMModel(Model):
                 tokens_out=tokens_out,
                 cost_usd=self._cost(litellm, response, tokens_in, tokens_out),
                 latency_s=latency,
+                tokens_cached=cached,
+                cost_saved_usd=self._saved(litellm, cached, written),
             )
         raise ModelCallError(
             f"{self.name}: gave up after {self.max_attempts} attempts: {type(last_error).__name__}: {last_error}"

@@ -65,10 +65,44 @@ def summarize(records: Sequence[Record]) -> dict[str, Any]:
 
 
 def _split(records: Sequence[Record]) -> tuple[list[Record], list[Record], list[Record], bool]:
-    """(with paper, without paper, the attempts the headline scores, whether they had the paper)."""
-    main = [r for r in records if r.paper and r.agent_turns == 0]
-    no_paper = [r for r in records if not r.paper and r.agent_turns == 0]
+    """(with paper, without paper, the attempts the headline scores, whether they had the paper).
+
+    Attempts given the task's notes instead of the paper (``--paper notes``) are in
+    neither: they are reported apart (:func:`_notes`) and never make a headline.
+    """
+    main = [r for r in records if r.paper == "with" and r.agent_turns == 0]
+    no_paper = [r for r in records if r.paper == "without" and r.agent_turns == 0]
     return (main, no_paper, main, True) if main else (main, no_paper, no_paper, False)
+
+
+def _notes(records: Sequence[Record]) -> list[Record]:
+    return [r for r in records if r.paper == "notes" and r.agent_turns == 0]
+
+
+def prompt_cache(records: Iterable[Record]) -> dict[str, Any]:
+    """What the provider's prompt cache served, over every attempt: input tokens, those
+    read from the cache, and the cost that saved (net of cache-write surcharges)."""
+    chosen = list(records)
+    return {
+        "tokens_in": sum(r.tokens_in for r in chosen),
+        "tokens_cached": sum(r.tokens_cached for r in chosen),
+        "cost_saved_usd": round(sum(r.cost_saved_usd for r in chosen), 6),
+    }
+
+
+def paper_shas(records: Iterable[Record]) -> dict[str, dict[str, Any]]:
+    """Per task, the sha256 of the paper text its prompts carried (``paper_sha``): the
+    latest record's, and every distinct one when the text changed between runs."""
+    seen: dict[str, list[str]] = defaultdict(list)
+    for record in records:
+        if record.paper == "with" and record.paper_sha:
+            if record.paper_sha in seen[record.task]:
+                seen[record.task].remove(record.paper_sha)
+            seen[record.task].append(record.paper_sha)
+    return {
+        task: {"paper_sha": shas[-1], **({"paper_shas": sorted(shas)} if len(shas) > 1 else {})}
+        for task, shas in sorted(seen.items())
+    }
 
 
 def agent_mode(records: Sequence[Record]) -> dict[str, dict[str, Any]]:
@@ -168,6 +202,11 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
     }
     if paper_flag and no_paper:
         entry["no_paper"] = summarize(no_paper)
+    notes = _notes(records)
+    if notes:
+        # The notes instead of the paper: a condition of its own, never the headline.
+        entry["notes"] = summarize(notes)
+    entry["prompt_cache"] = prompt_cache(records)
     refined = agent_mode(records)
     if refined:
         entry["agent_mode"] = refined
@@ -181,14 +220,21 @@ def build_report(
 
     Per model: scaled pass@1 with its 95% bootstrap interval, the unweighted pass
     rate, per-task scores and their macro mean, pass@k, failure classes, cost, and
-    the same scores on the post-cutoff subset; the no-paper ablation when run.
+    the same scores on the post-cutoff subset; the no-paper ablation and the
+    notes-instead-of-paper condition when run, each apart; what the provider's
+    prompt cache saved; and per task the ``paper_sha`` of the paper text given.
     Harness errors and skips are counted apart and never scored.
     """
     by_model: dict[str, list[Record]] = defaultdict(list)
     for record in records:
         by_model[record.model].append(record)
     models = {name: _model_entry(name, recs, registry) for name, recs in sorted(by_model.items())}
-    report: dict[str, Any] = {"source": source, "records": len(records), "models": models}
+    report: dict[str, Any] = {
+        "source": source,
+        "records": len(records),
+        "models": models,
+        "papers": paper_shas(records),
+    }
 
     cutoffs = [registry.cutoff(m) for m in models]
     known = [c for c in cutoffs if c is not None]
@@ -217,10 +263,10 @@ def build_report(
     comparisons = []
     if len(ranked) > 1:
         top = ranked[0]
-        top_outcomes = outcomes_of(r for r in by_model[top] if r.paper and r.agent_turns == 0)
+        top_outcomes = outcomes_of(r for r in by_model[top] if r.with_paper and r.agent_turns == 0)
         for other in ranked[1:]:
             other_outcomes = outcomes_of(
-                r for r in by_model[other] if r.paper and r.agent_turns == 0
+                r for r in by_model[other] if r.with_paper and r.agent_turns == 0
             )
             paired = paired_bootstrap(top_outcomes, other_outcomes)
             if paired:

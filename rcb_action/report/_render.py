@@ -234,6 +234,20 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                 f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "
                 f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}",
             )
+        if "notes" in entry:
+            _say(
+                console,
+                f"Notes instead of the paper, {name} (not a headline): "
+                f"{_pct(entry['notes']['scaled_pass_at_1'])} over "
+                f"{entry['notes']['snippets']} snippets",
+            )
+        cache = entry.get("prompt_cache") or {}
+        if cache.get("tokens_in"):
+            _say(
+                console,
+                f"Prompt cache {name}: {cache['tokens_cached']} of {cache['tokens_in']} input "
+                f"tokens served from the provider's cache, saving ${cache['cost_saved_usd']:.4f}",
+            )
     refined = agent_rows(report)
     if refined:
         console.print(

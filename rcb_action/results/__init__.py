@@ -2,6 +2,7 @@
 
 from rcb_action.results._store import (
     RESULTS_FILE,
+    PaperCondition,
     Record,
     RecordKey,
     ResultStore,
@@ -13,6 +14,7 @@ from rcb_action.results._store import (
 
 __all__ = [
     "RESULTS_FILE",
+    "PaperCondition",
     "Record",
     "RecordKey",
     "ResultStore",

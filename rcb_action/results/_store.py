@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
 
 from rcb_action.errors import RcbError
@@ -19,7 +19,11 @@ from rcb_action.text import utf8_safe_data
 
 RESULTS_FILE = "results.jsonl"
 
-RecordKey = tuple[str, str, str, int, bool, int]
+# (task, snippet, model, sample, paper condition, agent turns)
+RecordKey = tuple[str, str, str, int, str, int]
+# What the prompt carried: the paper, nothing (the ablation), or the task's notes
+# instead of the paper. Results written before notes existed hold ``true``/``false``.
+PaperCondition = Literal["with", "without", "notes"]
 
 
 class Record(BaseModel):
@@ -31,7 +35,7 @@ class Record(BaseModel):
     snippet: str
     model: str
     sample: int = 0
-    paper: bool = True
+    paper: PaperCondition = "with"
     agent_turns: int = 0
     task_sha: str
     prompt_sha: str
@@ -56,9 +60,28 @@ class Record(BaseModel):
     duration_test_s: float = 0.0
     paper_truncated: bool = False
     paper_chars_kept: int | None = None
+    # sha256 of the paper text (or notes) this condition gives, when known; None for
+    # "without", and for a model that does not read the prompt when the text was not at hand.
+    paper_sha: str | None = None
+    # Prompt tokens served from the provider's prompt cache, and the cost that saved.
+    tokens_cached: int = 0
+    cost_saved_usd: float = 0.0
     log_dir: str | None = None
     created_at: str = ""
     rcb_version: str = ""
+
+    @field_validator("paper", mode="before")
+    @classmethod
+    def _old_flag(cls, value: object) -> object:
+        """``paper: true/false`` (results written before notes existed) mean with and without."""
+        if isinstance(value, bool):
+            return "with" if value else "without"
+        return value
+
+    @property
+    def with_paper(self) -> bool:
+        """The prompt carried the paper itself (the headline condition)."""
+        return self.paper == "with"
 
     @property
     def key(self) -> RecordKey:

@@ -35,6 +35,15 @@ from rcb_action.models import (
     load_registry,
 )
 from rcb_action.names import path_key
+from rcb_action.papers import (
+    NoLatexSource,
+    Paper,
+    PaperUnavailable,
+    base_url,
+    notes_for,
+    paper_for,
+    pinned_name,
+)
 from rcb_action.prompts import Prompt, build_prompt
 from rcb_action.results import Record, RecordKey, ResultStore
 from rcb_action.runner._progress import RunProgress
@@ -57,7 +66,15 @@ from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
 from rcb_action.text import utf8_safe
 
 HARNESS_RETRIES = 2
-PaperMode = Literal["with", "without", "both"]
+# ``both`` is with and without (the ablation); ``notes`` gives the task's notes.md
+# instead of the paper, a condition recorded and reported apart.
+PaperMode = Literal["with", "without", "both", "notes"]
+_MODES: dict[str, list[Literal["with", "without", "notes"]]] = {
+    "with": ["with"],
+    "without": ["without"],
+    "both": ["with", "without"],
+    "notes": ["notes"],
+}
 
 
 @dataclass
@@ -86,9 +103,12 @@ class WorkItem:
     task: Task
     snippet: str
     sample: int
-    paper: bool
+    paper: Literal["with", "without", "notes"]
     prompt: Prompt
     agent_turns: int = 0
+    # sha256 of the paper text (or notes) of this condition when known; set for every
+    # model that reads the prompt, and for the others when known without the network.
+    paper_sha: str | None = None
 
     @property
     def key(self) -> RecordKey:
@@ -193,12 +213,15 @@ class _Runner:
             agent_turns=item.agent_turns,
             task_sha=task.sha,
             prompt_sha=item.prompt.sha,
+            paper_sha=item.paper_sha,
             weight=task.weight(item.snippet),
             published=task.config.published,
             grading=task.grading,
             domain=task.config.domain,
             paper_truncated=item.prompt.paper_truncated,
-            paper_chars_kept=item.prompt.paper_chars_kept if item.paper else None,
+            paper_chars_kept=(
+                item.prompt.paper_chars_kept if item.prompt.paper or item.prompt.notes else None
+            ),
             created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             rcb_version=__version__,
             **fields,  # type: ignore[arg-type]
@@ -223,6 +246,8 @@ class _Runner:
             "tokens_out": completion.tokens_out,
             "cost_usd": completion.cost_usd,
             "duration_model_s": round(completion.latency_s or time.monotonic() - started, 3),
+            "tokens_cached": completion.tokens_cached,
+            "cost_saved_usd": completion.cost_saved_usd,
         }
         return self.scored(item, usage)
 
@@ -401,7 +426,7 @@ class _Runner:
         )
 
     def log_dir(self, item: WorkItem) -> Path:
-        flag = ("" if item.paper else "-nopaper") + (
+        flag = {"with": "", "without": "-nopaper", "notes": "-notes"}[item.paper] + (
             f"-k{item.agent_turns}" if item.agent_turns else ""
         )
         return (
@@ -419,26 +444,91 @@ class _Runner:
                 (directory / name).write_text(utf8_safe(text), encoding="utf-8")
 
 
-def plan(config: EvalConfig, models: list[Model], tasks: list[Task]) -> list[WorkItem]:
-    """Every attempt of the run (this shard's), in a stable order."""
-    flags = {"with": [True], "without": [False], "both": [True, False]}[config.paper]
+def plan(
+    config: EvalConfig,
+    models: list[Model],
+    tasks: list[Task],
+    texts: dict[tuple[str, str], Paper] | None = None,
+) -> list[WorkItem]:
+    """Every attempt of the run (this shard's), in a stable order.
+
+    ``texts`` holds the paper (``"with"``) or notes (``"notes"``) of each task by
+    ``(task id, mode)``, resolved beforehand (see :func:`texts_needed`); a model that
+    reads the prompt gets it, one that does not (``reference``, ``null``, ``replay:``)
+    gets the prompt without it, so its resume key never depends on the text.
+    """
+    texts = texts or {}
     items = []
     for task in tasks:
         for snippet in task.snippet_names():
             if not in_shard(task.id, snippet, config.shard):
                 continue
             for model in models:
-                for paper in flags:
-                    prompt = build_prompt(
-                        task, snippet, paper=paper, context_window=model.context_window
-                    )
+                for mode in _MODES[config.paper]:
+                    text = texts.get((task.id, mode))
+                    if model.reads_prompt:
+                        prompt = build_prompt(
+                            task,
+                            snippet,
+                            paper=mode,
+                            context_window=model.context_window,
+                            text=text,
+                        )
+                    else:
+                        prompt = build_prompt(task, snippet, paper="without")
+                    sha = text.sha if text is not None and mode != "without" else None
                     for sample in range(config.samples):
                         items.append(
                             WorkItem(
-                                model, task, snippet, sample, paper, prompt, config.agent_turns
+                                model, task, snippet, sample, mode, prompt, config.agent_turns, sha
                             )
                         )
     return items
+
+
+def texts_needed(
+    config: EvalConfig, models: list[Model], tasks: list[Task]
+) -> dict[tuple[str, str], Paper]:
+    """The paper (or notes) of every task the run gives a text to, by ``(task id, mode)``.
+
+    When a model reads the prompt, the text must be had: from the task (vendored,
+    notes.md), the cache, or arXiv once. When no model does, only what is known
+    without the network is looked up (for ``paper_sha``); nothing is fetched.
+
+    Raises:
+        PaperUnavailable: a text a reading model needs cannot be had (one line naming
+            the task and the fix); nothing has run.
+    """
+    readers = any(model.reads_prompt for model in models)
+    texts: dict[tuple[str, str], Paper] = {}
+    for mode in _MODES[config.paper]:
+        if mode == "without":
+            continue
+        for task in tasks:
+            if mode == "notes":
+                if readers or task.notes_path().is_file():
+                    texts[(task.id, mode)] = notes_for(task)
+                continue
+            if readers:
+                try:
+                    texts[(task.id, mode)] = paper_for(task, fetch=False)
+                except NoLatexSource:
+                    raise
+                except PaperUnavailable:
+                    if config.progress:
+                        print(
+                            f"rcb: fetching the paper of task {task.id} "
+                            f"({pinned_name(task)}) from {base_url()}",
+                            file=sys.stderr,
+                        )
+                    texts[(task.id, mode)] = paper_for(task)
+            else:
+                try:
+                    found = paper_for(task, fetch=False)
+                except RcbError:
+                    continue
+                texts[(task.id, mode)] = found
+    return texts
 
 
 def is_done(
@@ -515,8 +605,9 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise RcbError(f"--model: the same model is given twice ({', '.join(names)})")
+    texts = texts_needed(config, models, tasks)
     store = ResultStore(config.out)
-    items = plan(config, models, tasks)
+    items = plan(config, models, tasks, texts)
     done = store.latest()
     skips = (
         _skip_reasons(config, tasks) if any(r.status == "skipped" for r in done.values()) else None

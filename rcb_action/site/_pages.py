@@ -233,7 +233,7 @@ def _model_view(
         provider=info.provider if info else (model.split("/")[0] if "/" in model else "—"),
         cutoff=cutoff,
         cutoff_source=info.cutoff_source if info else None,
-        paper=bool(chosen) and chosen[0].paper,
+        paper=bool(chosen) and chosen[0].with_paper,
         scaled=summary["scaled_pass_at_1"],
         pass_rate=summary["pass_rate"],
         ci=tuple(summary["ci95"]) if summary["ci95"] else None,

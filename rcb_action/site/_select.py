@@ -17,11 +17,11 @@ def by_model(records: Iterable[Record]) -> dict[str, list[Record]]:
 
 
 def with_paper(records: Iterable[Record]) -> list[Record]:
-    return [r for r in records if r.paper and r.agent_turns == 0]
+    return [r for r in records if r.paper == "with" and r.agent_turns == 0]
 
 
 def without_paper(records: Iterable[Record]) -> list[Record]:
-    return [r for r in records if not r.paper and r.agent_turns == 0]
+    return [r for r in records if r.paper == "without" and r.agent_turns == 0]
 
 
 def headline(records: Sequence[Record]) -> list[Record]:

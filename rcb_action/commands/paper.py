@@ -1,0 +1,97 @@
+"""rcb paper: fetch the papers tasks pin (arXiv LaTeX, cached) and show the text a model gets."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rcb_action.commands._common import add_tasks_dir
+
+ORDER = 35
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "paper",
+        help="fetch and show the papers prompts carry",
+        description="A task's paper is the LaTeX source of its pinned arXiv version "
+        "(task.yaml 'arxiv' and 'arxiv_version'), flattened, with comments, figures and the "
+        "bibliography removed, cached in $RCB_CACHE_DIR/papers/<id>v<n>.tex; or a full text "
+        "the task vendors under an open licence. Nothing else is ever given in its place.",
+    )
+    commands = parser.add_subparsers(dest="paper_command", metavar="ACTION", required=True)
+    fetch = commands.add_parser(
+        "fetch",
+        help="download and cache the papers of TASK... (all tasks by default)",
+        description="Download each task's pinned e-print from arXiv once (one request at a "
+        "time, a pause between requests, retries with backoff) and cache its text, so that "
+        "`rcb evaluate` needs no network. Cached papers are not fetched again. "
+        "$RCB_ARXIV_URL overrides arXiv's address.",
+    )
+    fetch.add_argument("tasks", nargs="*", metavar="TASK", help="task ids or globs")
+    add_tasks_dir(fetch)
+    fetch.set_defaults(handler=run_fetch)
+    show = commands.add_parser(
+        "show",
+        help="print the paper text a model gets for TASK",
+        description="Print the exact paper text prompts for TASK carry (fetched once and "
+        "cached if need be); its paper_sha goes to stderr.",
+    )
+    show.add_argument("task_id", metavar="TASK")
+    show.add_argument(
+        "--notes", action="store_true", help="the task's notes.md instead (--paper notes)"
+    )
+    add_tasks_dir(show)
+    show.set_defaults(handler=run_show)
+
+
+def run_fetch(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
+    from rcb_action.papers import PaperUnavailable, cached_paper, fetch_paper, pinned_name
+    from rcb_action.tasks import load_tasks, resolve_tasks_dir
+
+    pattern = ",".join(args.tasks) if args.tasks else None
+    tasks = [
+        t
+        for t in load_tasks(resolve_tasks_dir(args.tasks_dir), pattern)
+        if t.config.kind == "snippet"
+    ]
+    if not tasks:
+        raise RcbError(
+            f"rcb paper fetch {pattern or ''}: no snippet task matches".replace("  ", " ")
+        )
+    failed: list[str] = []
+    for number, task in enumerate(tasks, 1):
+        where = pinned_name(task) or f"{task.config.paper.file} (vendored)"
+        prefix = f"[{number}/{len(tasks)}] {task.id}: {where}"
+        try:
+            had = cached_paper(task) is not None
+            paper = fetch_paper(task)
+        except PaperUnavailable as exc:
+            print(f"{prefix}: failed", flush=True)
+            failed.append(str(exc))
+            continue
+        state = (
+            "vendored" if task.config.paper.source == "vendored" else "cached" if had else "fetched"
+        )
+        print(f"{prefix}: {state}, {len(paper.text)} chars, paper_sha {paper.sha}", flush=True)
+    if failed:
+        for message in failed[1:]:
+            print(f"rcb: error: {message}", file=sys.stderr)
+        raise PaperUnavailable(failed[0])
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
+    from rcb_action.papers import notes_for, paper_for
+    from rcb_action.tasks import load_task, resolve_tasks_dir
+
+    root = resolve_tasks_dir(args.tasks_dir) / args.task_id
+    if not (root / "task.yaml").is_file():
+        raise RcbError(f"{root}: no such task (see the folders under {root.parent})")
+    task = load_task(root)
+    text = notes_for(task) if args.notes else paper_for(task)
+    sys.stdout.write(text.text)
+    print(f"paper_sha {text.sha} ({text.origin}, {len(text.text)} chars)", file=sys.stderr)
+    return 0
