@@ -52,6 +52,9 @@ def _task_yaml(candidate: Candidate, task_id: str, env: str, module: str) -> str
         f"id: {task_id}",
         f"title: {json.dumps(candidate.title, ensure_ascii=False)}",
         f'arxiv: "{candidate.arxiv}"',
+        "arxiv_version: 1  # TODO: the version whose LaTeX the model reads (rcb paper show "
+        + task_id
+        + ")",
         f"published: {candidate.published.isoformat()}  # arXiv v1 date: the contamination clock",
     ]
     if code_url:
@@ -64,7 +67,7 @@ def _task_yaml(candidate: Candidate, task_id: str, env: str, module: str) -> str
         "timeout_s: 60",
         f"annotated: [src/{module}.py]",
         "context: []  # other files shown to the model in full",
-        "paper: {source: local}",
+        "paper: {source: arxiv}  # the paper's own LaTeX, fetched once and cached",
         "snippets:  # TODO: one entry per snippet, naming the tests that decide it",
         f"  {SNIPPET_NAME}:",
         f'    tests: ["tests/test_{module}.py::test_{SNIPPET_NAME}_matches_a_hand_worked_case"]',
@@ -72,18 +75,16 @@ def _task_yaml(candidate: Candidate, task_id: str, env: str, module: str) -> str
     return "\n".join(lines) + "\n"
 
 
-def _paper_md(candidate: Candidate) -> str:
+def _notes_md(candidate: Candidate) -> str:
     links = "\n".join(f"- {link.kind}: {link.url}" for link in candidate.code_links)
     return (
-        f"# {candidate.title}\n\n"
+        f"# Notes on {candidate.title}\n\n"
         f"arXiv {candidate.arxiv} (v1 {candidate.published}).\n\n"
-        "<!-- TODO(rcb task new): replace everything below the title with the method as the\n"
-        "paper states it: notation, equations, the algorithm step by step. This file is what\n"
-        "the model reads; it must be enough to write every marked snippet. -->\n\n"
-        "## Abstract (for orientation; not enough on its own)\n\n"
+        "<!-- Maintainers' notes on the method: where each snippet is in the paper, what\n"
+        "the code does differently. Never shown as the paper: models read the paper's own\n"
+        "LaTeX (task.yaml 'paper'); these notes are given only with --paper notes. -->\n\n"
+        "## Abstract\n\n"
         f"{candidate.abstract}\n\n"
-        "## Method\n\n"
-        "TODO: the method, in the paper's notation.\n\n"
         "## Code\n\n"
         f"{links}\n"
     )
@@ -164,7 +165,7 @@ def scaffold_task(
     module = _module_name(task_id)
     files = {
         "task.yaml": _task_yaml(candidate, task_id, env, module),
-        "paper.md": _paper_md(candidate),
+        "notes.md": _notes_md(candidate),
         f"src/{module}.py": _source(candidate),
         f"tests/test_{module}.py": _test(module),
     }

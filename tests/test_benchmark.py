@@ -31,7 +31,8 @@ def test_size_breadth_and_balance():
 @pytest.mark.parametrize("task", SNIPPET_TASKS, ids=lambda t: t.id)
 def test_task_is_complete(task):
     assert task.config.published >= dt.date(2024, 1, 1)
-    assert (task.root / "paper.md").read_text().strip()
+    assert (task.root / "notes.md").read_text().strip()
+    assert task.config.paper.source == "arxiv" and task.config.arxiv_version  # the LaTeX, pinned
     for name in task.snippet_names():
         assert name in task.config.snippets, f"snippet '{name}' names no tests"
 

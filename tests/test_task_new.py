@@ -59,7 +59,7 @@ def test_scaffold_is_filled_from_the_queue_entry_and_loads(cli, world):
     code, out, err = new(cli, world, f"{ARXIV_ID}v2")
     assert code == 0, err
     root = world.tasks / "differentiable-gillespie-sampling-gene"
-    assert (root / "paper.md").is_file()
+    assert (root / "notes.md").is_file()
     task = load_task(root)
     candidate = _candidate()
     config = task.config
@@ -73,11 +73,11 @@ def test_scaffold_is_filled_from_the_queue_entry_and_loads(cli, world):
     assert list(task.snippets) == ["method"]
     (selected,) = task.tests_for("method")
     assert (root / selected.split("::")[0]).is_file()
-    assert candidate.title in (root / "paper.md").read_text()
+    assert candidate.title in (root / "notes.md").read_text()
     # The next steps, with the commands to run.
     assert "Next steps" in out
     assert f"rcb validate {root} --mutants" in out
-    for rel in ("task.yaml", "paper.md", "src/differentiable_gillespie_sampling_gene.py"):
+    for rel in ("task.yaml", "notes.md", "src/differentiable_gillespie_sampling_gene.py"):
         assert str(root / rel) in out
 
 

@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "new",
         help="scaffold tasks/<id>/ from a queue entry",
         description="Scaffold tasks/<id>/ from the crawler queue's entry for ARXIV_ID: task.yaml "
-        "filled from its metadata, a paper.md to write, and src/ and tests/ skeletons that fail "
+        "filled from its metadata, a notes.md for maintainers' notes, and src/ and tests/ skeletons that fail "
         "validation until written. Prints the next steps.",
     )
     new.add_argument(
@@ -92,7 +92,7 @@ def run_new(args: argparse.Namespace) -> int:
         print(f"  {where / rel}")
     print(
         "\nNext steps:\n"
-        f"  1. Write {where / 'paper.md'}: the method as the paper states it, with its equations.\n"
+        f"  1. Check 'arxiv_version' in {where / 'task.yaml'} and read the paper: rcb paper show {made.root.name}\n"
         f"  2. Put the paper's method in {where / 'src' / (made.module + '.py')} and mark each part a\n"
         "     model should write with paper2code tags (replace the NotImplementedError skeleton).\n"
         f"  3. Write tests in {where / 'tests'} against values derived independently of the code\n"
