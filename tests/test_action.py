@@ -119,6 +119,7 @@ def github_env(workdir: Path, fake: FakeGitHub, *, pull: int | None = PR) -> dic
 
 
 def act(workdir: Path, inputs: dict[str, str], env: dict[str, str]) -> ActionRun:
+    env = {**env, "RCB_CACHE_DIR": str(workdir / "rcb-cache")}
     return run_action(ROOT, inputs, env, workdir, token=TOKEN)
 
 
@@ -198,6 +199,11 @@ def test_a_push_gets_a_summary_and_no_comment(tmp_path, warm):
         assert "not a pull request" in run.step("Pull-request comment").stderr
         assert not [c for c in gh.calls if "comments" in c.path or "artifacts" in c.path]
         assert "reference" in (tmp_path / "summary.md").read_text()
+        # The papers' cache: keyed by the pinned versions, saved only once complete (the
+        # fixture's paper is vendored, so complete at once); a cache step is a miss here.
+        papers = run.step("Where the papers are cached").outputs
+        assert papers["key"].startswith("rcb-papers-") and papers["dir"].endswith("/papers")
+        assert run.step("Are all the papers cached now").outputs == {"complete": "true"}
 
 
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):

@@ -5,9 +5,12 @@ syntax action.yml uses: inputs with defaults, ``${{ inputs.x }}``,
 ``${{ steps.id.outputs.y }}`` and ``${{ github.token | action_path }}`` in ``env:``
 values and outputs, each ``run:`` step written to a file and run with
 ``bash --noprofile --norc -eo pipefail``, a fresh ``GITHUB_OUTPUT`` file per
-step, and a stop at the first failing step. ``uses:`` steps (actions/setup-python)
-are skipped: the test's Python is already set up. Anything else in action.yml
-(``if:``, other expressions) fails loudly, so the Action stays runnable this way.
+step, and a stop at the first failing step. ``uses:`` steps (actions/setup-python,
+actions/cache) are skipped: the test's Python is already set up, and a cache is a
+miss (its outputs are empty). ``if:`` is evaluated for conditions joined by ``&&``
+of ``!cancelled()`` (true: a run stops at its first failure) and
+``steps.<id>.outputs.<name> == | != '<text>'``. Anything else in action.yml (other
+conditions, other expressions) fails loudly, so the Action stays runnable this way.
 """
 
 from __future__ import annotations
@@ -92,6 +95,26 @@ def render(text: str, context: dict[str, dict[str, Any]]) -> str:
     return EXPRESSION.sub(value, text)
 
 
+CONDITION = re.compile(r"^steps\.([\w-]+)\.outputs\.([\w-]+)\s*(==|!=)\s*'([^']*)'$")
+
+
+def condition(text: str, context: dict[str, dict[str, Any]]) -> bool:
+    """An ``if:`` of the subset the module docstring names."""
+    match = EXPRESSION.fullmatch(text.strip())
+    expression = match.group(1) if match else text.strip()
+    result = True
+    for term in (t.strip() for t in expression.split("&&")):
+        if term == "!cancelled()":
+            continue
+        found = CONDITION.match(term)
+        if not found:
+            raise AssertionError(f"condition not supported by the local runner: {term}")
+        step, name, op, literal = found.groups()
+        value = str(context["steps"].get(step, {}).get(name, ""))
+        result = result and ((value == literal) == (op == "=="))
+    return result
+
+
 def run_action(
     action_dir: Path,
     inputs: dict[str, str],
@@ -120,9 +143,13 @@ def run_action(
     scratch.mkdir(exist_ok=True)
     for index, step in enumerate(spec["runs"]["steps"]):
         name = step.get("name", f"step {index}")
-        assert "if" not in step, f"{name}: the local runner does not evaluate if:"
+        if "if" in step and not condition(str(step["if"]), context):
+            runs.append(StepRun(name, None))
+            continue
         if "uses" in step:
             runs.append(StepRun(name, None))
+            if step.get("id"):
+                context["steps"][step["id"]] = {}
             continue
         script = step["run"]
         assert "${{" not in script, f"{name}: template text inside shell code"
@@ -167,6 +194,19 @@ def test_render_refuses_what_it_does_not_know():
     assert render("${{ inputs.x }}-${{ steps.s.outputs.o }}", context) == "1-"
     with pytest.raises(AssertionError, match="not supported"):
         render("${{ github.event.pull_request.title }}", context)
+
+
+def test_conditions_of_the_subset():
+    context: dict[str, dict[str, Any]] = {
+        "inputs": {},
+        "steps": {"a": {"hit": "true"}},
+        "github": {},
+    }
+    assert condition("${{ !cancelled() && steps.a.outputs.hit == 'true' }}", context)
+    assert not condition("steps.a.outputs.hit != 'true'", context)
+    assert condition("${{ steps.b.outputs.hit != 'true' }}", context)  # a skipped step: empty
+    with pytest.raises(AssertionError, match="not supported"):
+        condition("${{ always() }}", context)
 
 
 def test_runner_runs_steps_in_order_and_stops_at_a_failure(tmp_path):

@@ -438,9 +438,20 @@ def test_rcb_paper_fetch_and_show(fake, cache, tmp_path, cli):
     shutil.copytree(tasks / "toy", tasks / "other")
     other = tasks / "other" / "task.yaml"
     other.write_text(other.read_text().replace("id: toy", "id: other"))
+    assert cli("paper", "fetch", "--check", "--tasks-dir", tasks)[0] == 1  # nothing cached yet
+    assert fake.asked(TARBALL) == 0
     code, out, err = cli("paper", "fetch", "--tasks-dir", tasks)
     assert code == 0, err
     assert fake.asked(TARBALL) == 1  # two tasks, one paper, one request
+    assert cli("paper", "fetch", "--check", "--tasks-dir", tasks)[0] == 0
+    # The CI cache key: the pinned versions, so another version is another key.
+    key = cli("paper", "key", "--tasks-dir", tasks)[1].strip()
+    assert (
+        key.startswith("rcb-papers-")
+        and key == cli("paper", "key", "--tasks-dir", tasks)[1].strip()
+    )
+    other.write_text(other.read_text().replace("arxiv_version: 2", "arxiv_version: 1"))
+    assert cli("paper", "key", "--tasks-dir", tasks)[1].strip() != key
     assert "fetched" in out and "cached" in out
     code, out, _ = cli("paper", "show", "toy", "--tasks-dir", tasks)
     assert code == 0 and out == TARBALL_TEXT

@@ -29,8 +29,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "$RCB_ARXIV_URL overrides arXiv's address.",
     )
     fetch.add_argument("tasks", nargs="*", metavar="TASK", help="task ids or globs")
+    fetch.add_argument(
+        "--check",
+        action="store_true",
+        help="fetch nothing: exit 1 unless every paper is already cached (or vendored)",
+    )
     add_tasks_dir(fetch)
     fetch.set_defaults(handler=run_fetch)
+    key = commands.add_parser(
+        "key",
+        help="print a cache key for the papers TASK... pin (CI caches)",
+        description="Print 'rcb-papers-<hash>': a hash of the arXiv ids and versions the "
+        "tasks pin (and of the cleaner's version). A cache of $RCB_CACHE_DIR/papers saved "
+        "under this key holds every paper these tasks need; versions never change.",
+    )
+    key.add_argument("tasks", nargs="*", metavar="TASK", help="task ids or globs")
+    add_tasks_dir(key)
+    key.set_defaults(handler=run_key)
     show = commands.add_parser(
         "show",
         help="print the paper text a model gets for TASK",
@@ -61,11 +76,16 @@ def run_fetch(args: argparse.Namespace) -> int:
             f"rcb paper fetch {pattern or ''}: no snippet task matches".replace("  ", " ")
         )
     failed: list[str] = []
+    missing = 0
     for number, task in enumerate(tasks, 1):
         where = pinned_name(task) or f"{task.config.paper.file} (vendored)"
         prefix = f"[{number}/{len(tasks)}] {task.id}: {where}"
         try:
             had = cached_paper(task) is not None
+            if args.check:
+                print(f"{prefix}: {'cached' if had else 'not cached'}", flush=True)
+                missing += 0 if had else 1
+                continue
             paper = fetch_paper(task)
         except PaperUnavailable as exc:
             print(f"{prefix}: failed", flush=True)
@@ -75,10 +95,31 @@ def run_fetch(args: argparse.Namespace) -> int:
             "vendored" if task.config.paper.source == "vendored" else "cached" if had else "fetched"
         )
         print(f"{prefix}: {state}, {len(paper.text)} chars, paper_sha {paper.sha}", flush=True)
+    if args.check:
+        return 1 if missing or failed else 0
     if failed:
         for message in failed[1:]:
             print(f"rcb: error: {message}", file=sys.stderr)
         raise PaperUnavailable(failed[0])
+    return 0
+
+
+def run_key(args: argparse.Namespace) -> int:
+    import hashlib
+
+    from rcb_action.papers import CLEANER_VERSION, pinned_name
+    from rcb_action.tasks import load_tasks, resolve_tasks_dir
+
+    pattern = ",".join(args.tasks) if args.tasks else None
+    pins = sorted(
+        {
+            name
+            for t in load_tasks(resolve_tasks_dir(args.tasks_dir), pattern)
+            if (name := pinned_name(t))
+        }
+    )
+    text = f"cleaner {CLEANER_VERSION}\n" + "".join(f"{pin}\n" for pin in pins)
+    print(f"rcb-papers-{hashlib.sha256(text.encode()).hexdigest()[:20]}")
     return 0
 
 
