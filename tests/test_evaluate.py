@@ -1,6 +1,7 @@
 """End to end through the real pipeline: prompts, models, splicing, sandbox, scoring, store."""
 
 import json
+import shutil
 from pathlib import Path
 
 from conftest import FIXTURE_TASKS, fenced, write_replay
@@ -263,3 +264,31 @@ def test_harness_errors_are_retried_reported_apart_and_rerun(tmp_path, cli, monk
     assert code == 0 and "1 attempts to run" in err
     latest = ResultStore(out).latest()
     assert {r.snippet: r.status for r in latest.values()}["norm"] == "pass"
+
+
+def test_an_environment_that_cannot_be_built_skips_its_paper_only(tmp_path, cli):
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS / "_envs", tasks / "_envs")
+    shutil.copytree(FIXTURE_TASKS / "toy", tasks / "toy")
+    shutil.copytree(FIXTURE_TASKS / "toy", tasks / "broken")
+    (tasks / "_envs" / "nowhere").mkdir()
+    # A pinned index name no index has: the build fails at download, as a missing wheel does.
+    (tasks / "_envs" / "nowhere" / "requirements.txt").write_text("rcb-no-such-package==1.0.0\n")
+    yaml_path = tasks / "broken" / "task.yaml"
+    text = (
+        yaml_path.read_text().replace("id: toy", "id: broken").replace("env: numpy", "env: nowhere")
+    )
+    yaml_path.write_text(text)
+    out = tmp_path / "out"
+    code, stdout, err = cli(
+        "evaluate", "--model", "reference", "--tasks-dir", tasks, "--out", out,
+        "--no-progress", "--workers", "2",
+    )  # fmt: skip
+    assert code == 0, err
+    records = ResultStore(out).records()
+    by_task = {t: [r for r in records if r.task == t] for t in ("toy", "broken")}
+    assert len(by_task["toy"]) == 5 and all(r.status == "pass" for r in by_task["toy"])
+    assert len(by_task["broken"]) == 5 and all(r.status == "skipped" for r in by_task["broken"])
+    assert "task broken: its environment could not be built" in by_task["broken"][0].message
+    assert "1 paper(s) skipped" in err and "broken (" in err
+    assert "not run" in stdout and "task broken" in stdout  # the report names the skip

@@ -47,7 +47,7 @@ from rcb_action.papers import (
 from rcb_action.prompts import Prompt, build_prompt
 from rcb_action.results import Record, RecordKey, ResultStore
 from rcb_action.runner._progress import RunProgress
-from rcb_action.sandbox import Limits, SandboxBackend, get_backend
+from rcb_action.sandbox import EnvironmentBuildError, Limits, SandboxBackend, get_backend
 from rcb_action.scoring import (
     Expected,
     Sandboxes,
@@ -132,6 +132,8 @@ class EvalSummary:
     done: int
     interrupted: bool = False
     models: list[str] = field(default_factory=list)
+    # Papers whose environment could not be built: task id -> the reason recorded.
+    skipped_papers: dict[str, str] = field(default_factory=dict)
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -631,10 +633,59 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     )
     runner = _Runner(config, store)
     runner.done = done
+    todo = _skip_unbuildable(runner, todo, summary)
+    if not todo:
+        runner.close()
+        return summary
     for item in todo:
         runner._pending[item.task.id] += 1
     _run_pool(runner, todo, summary)
     return summary
+
+
+def _skip_unbuildable(
+    runner: _Runner, todo: list[WorkItem], summary: EvalSummary
+) -> list[WorkItem]:
+    """Build every task's environment first (cached, so the attempts reuse it). A task
+    whose environment cannot be built has its attempts recorded as skipped, with the
+    reason, and the rest of the run goes on; the papers skipped are named on stderr.
+
+    Raises:
+        KeyboardInterrupt: after the sandboxes are cleaned up.
+    """
+    tasks = {item.task.id: item.task for item in todo}
+
+    def build(task: Task) -> str | None:
+        backend = runner.backend()
+        if backend.skip_reason(task):
+            return None  # skipped with that reason by the attempt itself
+        try:
+            backend.prepare(task)
+        except EnvironmentBuildError as exc:
+            return f"skipped: task {task.id}: its environment could not be built: {exc}"
+        return None
+
+    try:
+        with ThreadPoolExecutor(max_workers=runner.config.workers) as pool:
+            reasons = dict(zip(tasks, pool.map(build, tasks.values()), strict=True))
+    except BaseException:
+        runner.close()
+        raise
+    broken = {task_id: reason for task_id, reason in reasons.items() if reason}
+    if not broken:
+        return todo
+    for item in todo:
+        if item.task.id in broken:
+            runner.store.append(
+                runner.record(item, status="skipped", message=broken[item.task.id][:500])
+            )
+    summary.skipped_papers = broken
+    print(
+        f"rcb: {len(broken)} paper(s) skipped, their environment could not be built: "
+        + "; ".join(f"{task_id} ({reason})" for task_id, reason in sorted(broken.items())),
+        file=sys.stderr,
+    )
+    return [item for item in todo if item.task.id not in broken]
 
 
 def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> None:
