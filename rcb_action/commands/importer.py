@@ -28,8 +28,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rcb.add_argument("--env", default="researchcodebench", help="environment name for the tasks")
     rcb.add_argument(
         "--requirements", type=Path, default=None, metavar="FILE",
-        help="requirements for that environment (default: the checkout's requirements.txt "
-        "without its local conda-build lines, else numpy, scipy, CPU torch, pytest)",
+        help="the base environment's pinned requirements, which also pin what a paper's tests "
+        "import before the checkout's environment.yml does (default: the checkout's "
+        "requirements.txt without its local conda-build lines, else numpy, scipy, CPU torch, "
+        "pytest). A package a paper needs that nothing pins leaves that paper out, with the reason",
     )  # fmt: skip
     rcb.set_defaults(handler=run)
 

@@ -78,7 +78,7 @@ def run_fetch(args: argparse.Namespace) -> int:
     failed: list[str] = []
     missing = 0
     for number, task in enumerate(tasks, 1):
-        where = pinned_name(task) or f"{task.config.paper.file} (vendored)"
+        where = pinned_name(task) or f"{task.config.paper.file} ({task.config.paper.source})"
         prefix = f"[{number}/{len(tasks)}] {task.id}: {where}"
         try:
             had = cached_paper(task) is not None
@@ -92,7 +92,11 @@ def run_fetch(args: argparse.Namespace) -> int:
             failed.append(str(exc))
             continue
         state = (
-            "vendored" if task.config.paper.source == "vendored" else "cached" if had else "fetched"
+            task.config.paper.source
+            if task.config.paper.in_task
+            else "cached"
+            if had
+            else "fetched"
         )
         print(f"{prefix}: {state}, {len(paper.text)} chars, paper_sha {paper.sha}", flush=True)
     if args.check:

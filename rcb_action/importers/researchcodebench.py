@@ -10,27 +10,40 @@ copies of the code, which never reach a prompt: only annotated and context files
 are shown).
 
 Each paper becomes ``OUT/<id>/`` with the paper folder's files at the task root
-(so the tests run from the same folder as before), ``paper.md`` and a
-``task.yaml`` whose snippets are all decided by ``paper2code_test.py``. One
-environment, ``OUT/_envs/<env>/requirements.txt``, serves them all, as the
-one conda environment does in ResearchCodeBench: the checkout's own
-``requirements.txt`` (its lines that point into a local conda build folder,
-``pkg @ file:///...``, left out, since pip cannot fetch them), else a CPU
-scientific stack. Every other line must be a pinned index package
-(``name==version``, see :func:`rcb_action.tasks.pinned_requirement`): an
-unpinned name in the shared file stops the import with its ``file:line`` (pin
-it, or pass ``--requirements``); one in a paper's own file leaves that paper
-out. A paper folder with its own ``requirements.txt`` or
-``paper2code_requirements.txt`` gets its own environment, ``<env>-<id>``: the
-shared requirements plus its own. A paper whose ``arxiv_abs`` is not an arXiv
-address (one is on OpenReview) is cited by that address (``paper_url``).
+(so the tests run from the same folder as before) and a ``task.yaml`` whose
+snippets are all decided by ``paper2code_test.py``. The paper is the paper's own
+LaTeX as ResearchCodeBench ships it (``paper.tex``, or ``paper.txt`` for the one
+given as Markdown): ``paper: {source: imported}``, a text the checkout carries and
+rcb never redistributes, whose ``paper_sha`` goes into every record like any paper's.
+
+Environments. The packages a paper needs are those its tests import, followed
+through the paper folder's own modules (``import x`` of a module that is not in the
+folder nor in Python's standard library), mapped to their distributions (``PIL`` is
+``pillow``, ``cv2`` is ``opencv-python-headless``). Each must be pinned, ``name==version``
+(see :func:`rcb_action.tasks.pinned_requirement`), by the first of: the paper folder's
+own ``requirements.txt`` / ``paper2code_requirements.txt`` / ``environment.y[a]ml``;
+``--requirements FILE``, else the checkout's ``requirements.txt``; the checkout's
+``environment.yml`` (its pip list, and its conda packages under their pip names:
+``pytorch`` is ``torch``; CUDA runtimes and system libraries dropped); the CPU
+defaults (``DEFAULT_REQUIREMENTS``). ``torch`` is always the CPU build of those
+defaults (or of ``--requirements``), never a conda channel's CUDA build. A needed
+package left unpinned (``pandas>=2.0.0``), or named only by a git URL, leaves the
+paper out, with the module, the line and the fix. A paper's environment is the base
+(``--requirements``, else the checkout's ``requirements.txt``, else the defaults)
+plus what it needs and pins itself: ``<env>`` when that adds nothing, else
+``<env>-<id>``. Lines that point into a local conda build folder
+(``pkg @ file:///...``) are left out, since pip cannot fetch them. A paper whose
+``arxiv_abs`` is not an arXiv address (one is on OpenReview) is cited by that
+address (``paper_url``); one on arXiv is pinned to the version the address names.
 """
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,9 +55,10 @@ from rcb_action.tasks import load_task, parse_tags, pinned_requirement
 
 TEST_FILE = "paper2code_test.py"
 PAPER_FILES = ("paper2code_paper.md", "paper2code_paper.tex")
+ENV_FILES = ("environment.yml", "environment.yaml")
 DEFAULT_REQUIREMENTS = "numpy==2.2.6\nscipy==1.15.3\ntorch==2.13.0\npytest==8.4.2\n"
 PAPER_REQUIREMENTS = ("requirements.txt", "paper2code_requirements.txt")
-_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})")
+_ARXIV = re.compile(r"arxiv\.org/(?:abs|pdf|html)/(\d{4}\.\d{4,5})(?:v(\d+))?")
 _LOCAL_BUILD = re.compile(r"@\s*file:", re.IGNORECASE)
 
 
@@ -100,12 +114,15 @@ def _task_yaml(
     annotated: list[str],
     context: list[str],
     names: list[str],
+    paper_file: str = "paper.tex",
 ) -> str:
     source = f"pset/{entry['id']}"
     address = str(entry.get("arxiv_abs") or "").strip()
     arxiv = _ARXIV.search(address)
     if arxiv:
         cited = f'arxiv: "{arxiv[1]}"'
+        if arxiv[2]:
+            cited += f"\narxiv_version: {int(arxiv[2])}"
     elif re.fullmatch(r"https://\S+", address):
         cited = f"paper_url: {_quote(address)}"
     else:
@@ -133,7 +150,7 @@ def _task_yaml(
         "timeout_s: 300",
         f"annotated: [{', '.join(_quote(p) for p in annotated)}]",
         f"context: [{', '.join(_quote(p) for p in context)}]",
-        "paper: {source: local}",
+        f"paper: {{source: imported, file: {paper_file}}}  # the paper as ResearchCodeBench ships it",
         'tests_dir: "."',
         "snippets:",
     ]
@@ -159,20 +176,344 @@ def pip_requirements(text: str, label: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-def _paper_env(folder: Path, out: Path, env: str, task_id: str, shared: str) -> str:
-    """The paper's own environment when its folder names extra requirements, else ``env``."""
-    own = [folder / name for name in PAPER_REQUIREMENTS if (folder / name).is_file()]
-    if not own:
-        return env
+# --- environments ---------------------------------------------------------------------
+
+# Extra pins, used only for a package a paper needs that nothing else pins: releases
+# with wheels for CPython 3.11 on Linux (checked against the index, 2026-12).
+EXTRA_PINS = (
+    "tqdm==4.67.1",
+    "einops==0.8.1",
+    "pandas==2.2.3",
+    "matplotlib==3.10.3",
+    "h5py==3.13.0",
+    "jax==0.6.0",
+    "jaxlib==0.6.0",
+    "flax==0.10.6",
+    "ml-collections==1.1.0",
+    "pillow==11.2.1",
+    "ipython==9.2.0",
+)
+# Import names whose distribution is called otherwise.
+MODULE_DISTRIBUTIONS = {
+    "PIL": "pillow",
+    "cv2": "opencv-python-headless",
+    "sklearn": "scikit-learn",
+    "skimage": "scikit-image",
+    "yaml": "pyyaml",
+    "hydra": "hydra-core",
+    "ml_collections": "ml-collections",
+    "meltingpot": "dm-meltingpot",
+    "mmgen": "mmgeneration",
+    "IPython": "ipython",
+    "torch_fidelity": "torch-fidelity",
+    "huggingface_hub": "huggingface-hub",
+    "pkg_resources": "setuptools",
+    "dateutil": "python-dateutil",
+    "attr": "attrs",
+}
+# Conda packages whose pip name differs.
+CONDA_NAMES = {"pytorch": "torch", "pytorch-cpu": "torch", "opencv": "opencv-python-headless"}
+# Conda packages that are not Python distributions (interpreters, system libraries,
+# CUDA runtimes: a CPU build needs none of them).
+_NOT_PYTHON = re.compile(
+    r"^(python|pip|setuptools|wheel|_.*|lib.*|ld_impl.*|ca-certificates|openssl|ncurses"
+    r"|readline|sqlite|tk|tzdata|xz|zlib|bzip2|zstd|lz4-c|cpuonly|pytorch-mutex|cudatoolkit"
+    r"|cuda.*|.*-cuda|.*-cuda-.*|nccl|mkl.*|intel-openmp|blas|nvidia-.*|triton)$"
+)
+# Packages whose CPU build comes from the defaults (or --requirements), never from a
+# conda channel's CUDA build.
+CPU_BUILDS = {"torch"}
+# What a pinned package brings along (its own dependencies), so importing it is covered.
+KNOWN_DEPENDENCIES = {
+    "torch": {"typing-extensions", "filelock", "jinja2", "networkx", "sympy", "fsspec"},
+    "torchvision": {"pillow", "numpy", "torch"},
+    "timm": {"pyyaml", "huggingface-hub", "safetensors", "torch", "torchvision"},
+    "scipy": {"numpy"},
+    "pandas": {"numpy", "python-dateutil", "pytz"},
+    "matplotlib": {"numpy", "pillow", "python-dateutil"},
+    "jax": {"numpy", "scipy", "ml-dtypes", "opt-einsum"},
+    "flax": {"jax", "numpy", "optax", "msgpack", "pyyaml", "rich", "typing-extensions"},
+    "ml-collections": {"pyyaml", "absl-py"},
+}
+_NAME_AT_START = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_EGG = re.compile(r"#egg=([A-Za-z0-9._-]+)")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One package a source names: its pinned line, or why it has none."""
+
+    name: str
+    line: str | None
+    where: str
+    conda: bool = False
+    url: bool = False
+    # The constraint an unpinned line states (">=2.0.0"), checked against a later pin.
+    spec: str = ""
+
+
+def _pip_line(raw: str, where: str) -> Requirement | None:
+    line = re.sub(r"(^|\s+)#(?!egg=).*$", "", raw).strip()
+    if not line or _LOCAL_BUILD.search(line):
+        return None
+    if line.startswith(("-e", "git+", "http://", "https://")) or "://" in line:
+        egg = _EGG.search(line)
+        name = (
+            egg[1] if egg else re.sub(r"\.git$", "", line.rstrip("/").split("/")[-1].split("@")[0])
+        )
+        return Requirement(
+            canonical(name),
+            None,
+            f"{where}: '{raw.strip()}' (a URL, not an index package)",
+            url=True,
+        )
+    match = _NAME_AT_START.match(line)
+    if not match:
+        return None
+    try:
+        pinned = pinned_requirement(line)
+    except ValueError:
+        pinned = None
+    name = canonical(match[1])
+    if name.startswith("nvidia-") or name == "triton":
+        return None  # CUDA runtimes: a CPU build needs none
+    why = f"{where}: '{raw.strip()}' (not pinned)"
+    spec = re.sub(r"^\s*[A-Za-z0-9._-]+\s*(\[[^\]]*\])?", "", line.split(";", 1)[0]).strip()
+    return Requirement(name, pinned, where if pinned else why, spec=spec)
+
+
+def _conda_line(raw: str, where: str) -> Requirement | None:
+    text = raw.strip()
+    match = re.match(r"^([A-Za-z0-9_][A-Za-z0-9._-]*)\s*(.*)$", text)
+    if not match:
+        return None
+    name, rest = match[1].lower(), match[2].strip()
+    if _NOT_PYTHON.match(name):
+        return None
+    pip_name = CONDA_NAMES.get(name, name)
+    version = re.fullmatch(r"==?\s*([0-9][A-Za-z0-9.+!_-]*)(?:=\S*)?", rest)
+    line = f"{pip_name}=={version[1]}" if version else None
+    if line is not None:
+        try:
+            line = pinned_requirement(line)
+        except ValueError:
+            line = None
+    why = where if line else f"{where}: '{text}' (not pinned)"
+    return Requirement(canonical(pip_name), line, why, conda=True)
+
+
+def requirements_file(path: Path) -> list[Requirement]:
+    """The packages a ``requirements.txt`` names."""
+    found = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        req = _pip_line(raw, f"{path}:{number}")
+        if req is not None:
+            found.append(req)
+    return found
+
+
+def environment_file(path: Path) -> list[Requirement]:
+    """The packages a conda ``environment.yml`` names: its conda dependencies under their
+    pip names (system libraries and CUDA runtimes dropped) and its pip list.
+
+    Raises:
+        ValueError: not an environment file.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: invalid YAML ({exc})") from None
+    deps = data.get("dependencies") if isinstance(data, dict) else None
+    if not isinstance(deps, list):
+        raise ValueError(f"{path}: no 'dependencies' list")
+    found = []
+    for entry in deps:
+        if isinstance(entry, dict):
+            for raw in entry.get("pip") or []:
+                req = _pip_line(str(raw), f"{path} (pip)")
+                if req is not None:
+                    found.append(req)
+        elif isinstance(entry, str):
+            req = _conda_line(entry, str(path))
+            if req is not None:
+                found.append(req)
+    return found
+
+
+class _Imports(ast.NodeVisitor):
+    """Absolute imports of a module, leaving out those guarded by ``except ImportError``."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self._optional = 0
+
+    def visit_Try(self, node: ast.Try) -> None:
+        guarded = any(
+            isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+            for h in node.handlers
+        )
+        self._optional += guarded
+        for statement in node.body:
+            self.visit(statement)
+        self._optional -= guarded
+        rest: list[ast.AST] = [*node.handlers, *node.orelse, *node.finalbody]
+        for child in rest:
+            self.visit(child)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        if not self._optional:
+            self.names.update(alias.name for alias in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if not self._optional and node.level == 0 and node.module:
+            self.names.add(node.module)
+
+
+def needed_modules(folder: Path, start: str = TEST_FILE) -> set[str]:
+    """The top-level modules outside ``folder`` and the standard library that its tests
+    import, followed through the folder's own modules (its code is read, never run)."""
+    seen: set[Path] = set()
+    needed: set[str] = set()
+    todo = [folder / start]
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.add(path)
+        visitor = _Imports()
+        try:
+            visitor.visit(ast.parse(path.read_text(encoding="utf-8", errors="replace")))
+        except (SyntaxError, ValueError):
+            continue
+        for module in visitor.names:
+            parts = module.split(".")
+            local = [
+                candidate
+                for i in range(len(parts), 0, -1)
+                for candidate in (
+                    folder.joinpath(*parts[:i]).with_suffix(".py"),
+                    folder.joinpath(*parts[:i], "__init__.py"),
+                )
+                if candidate.is_file()
+            ]
+            if local:
+                todo += local
+            elif (folder / parts[0]).is_dir():
+                todo += sorted((folder / parts[0]).rglob("*.py"))
+            elif parts[0] not in sys.stdlib_module_names:
+                needed.add(parts[0])
+    return needed
+
+
+def _satisfies(line: str, specifiers: list[str]) -> bool:
+    """The pinned version meets every ``>=``-style constraint named before it."""
+    try:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+    except ImportError:  # packaging is pip's and pytest's; without it nothing is checked
+        return True
+    version = line.split("==", 1)[1].split(";", 1)[0].strip()
+    try:
+        return all(Version(version) in SpecifierSet(spec) for spec in specifiers)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+
+
+def _resolve_pin(dist: str, order: list[list[Requirement]]) -> tuple[str | None, str]:
+    """The first pin of ``dist`` in ``order`` that meets the constraints named before it,
+    or (None, why). A git URL named before any pin is a specific commit no index release
+    replaces. ``torch`` is never taken from a conda channel (its CUDA build)."""
+    specifiers: list[str] = []
+    first: Requirement | None = None
+    for source in order:
+        for req in source:
+            if req.name != dist or (req.conda and dist in CPU_BUILDS):
+                continue
+            if req.line is not None:
+                if _satisfies(req.line, specifiers):
+                    return req.line, req.where
+                return (
+                    None,
+                    f"{req.line} does not meet {', '.join(specifiers)} ({first.where if first else req.where})",
+                )
+            first = first or req
+            if req.url:
+                return None, req.where
+            if req.spec:
+                specifiers.append(req.spec)
+    return None, first.where if first is not None else "no requirement names it"
+
+
+@dataclass
+class _Sources:
+    """Where pins come from, first match first (see the module docstring)."""
+
+    base: list[Requirement]
+    checkout_env: list[Requirement]
+    defaults: list[Requirement]
+
+
+def _paper_env(
+    folder: Path, out: Path, env: str, task_id: str, sources: _Sources
+) -> tuple[str | None, str | None]:
+    """The environment the paper's tests need: (its name, None), or (None, why not).
+
+    Raises:
+        ValueError: an environment file that cannot be read.
+    """
+    own: list[Requirement] = []
+    for name in PAPER_REQUIREMENTS:
+        if (folder / name).is_file():
+            own += requirements_file(folder / name)
+    paper_env: list[Requirement] = []
+    for name in ENV_FILES:
+        if (folder / name).is_file():
+            paper_env += environment_file(folder / name)
+    order = [own, sources.base, paper_env, sources.checkout_env, sources.defaults]
+    lines = [r.line for r in sources.base if r.line]
+    names = {r.name for r in sources.base if r.line}
+    extra = [r.line for r in own if r.line and r.name not in names]
+    names |= {r.name for r in own if r.line}
+    problems: list[tuple[str, str]] = []
+    for module in sorted(needed_modules(folder)):
+        dist = canonical(MODULE_DISTRIBUTIONS.get(module, module))
+        if dist in names:
+            continue
+        line, why = _resolve_pin(dist, order)
+        if line is not None:
+            extra.append(line)
+            names.add(dist)
+        else:
+            problems.append((dist, f"imports {module} ({why})"))
+    # A package installed along with a pinned one needs no pin of its own.
+    problems = [
+        (dist, text)
+        for dist, text in problems
+        if not any(dist in KNOWN_DEPENDENCIES.get(n, ()) for n in names)
+    ]
+    if problems:
+        return None, (
+            "cannot pin what its tests import: "
+            + "; ".join(text for _, text in problems)
+            + " (pin it with --requirements FILE: name==version)"
+        )
+    if not extra:
+        return env, None
     name = f"{env}-{task_id}"
-    extra = "".join(pip_requirements(path.read_text(encoding="utf-8"), str(path)) for path in own)
     env_dir = out / "_envs" / name
     env_dir.mkdir(parents=True, exist_ok=True)
-    (env_dir / "requirements.txt").write_text(shared + extra, encoding="utf-8")
-    return name
+    text = "".join(f"{line}\n" for line in [*lines, *extra])
+    (env_dir / "requirements.txt").write_text(text, encoding="utf-8")
+    return name, None
 
 
-def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared: str) -> Imported:
+def _import_paper(
+    entry: dict[str, Any], pset: Path, out: Path, env: str, sources: _Sources
+) -> Imported:
     paper_id = str(entry["id"])
     folder = pset / paper_id
     task_id = task_id_for(paper_id)
@@ -198,8 +539,10 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared
                 str(folder / rel), (folder / rel).read_text(encoding="utf-8")
             ).snippets
         ]
-    # Before any file is written: a paper whose own requirements are refused leaves none.
-    task_env = _paper_env(folder, out, env, task_id, shared)
+    # Before any file is written: a paper whose environment cannot be pinned leaves none.
+    task_env, why = _paper_env(folder, out, env, task_id, sources)
+    if task_env is None:
+        return Imported(paper_id, None, problem=why)
     target = out / task_id
     if target.exists():
         shutil.rmtree(target)
@@ -210,12 +553,12 @@ def _import_paper(entry: dict[str, Any], pset: Path, out: Path, env: str, shared
         symlinks=True,
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *PAPER_FILES),
     )
-    text = paper.read_text(encoding="utf-8")
-    if paper.suffix == ".tex":
-        text = f"<!-- The paper's LaTeX source, as ResearchCodeBench gives it. -->\n\n{text}"
-    (target / "paper.md").write_text(text, encoding="utf-8")
+    paper_file = "paper.tex" if paper.suffix == ".tex" else "paper.txt"
+    # The paper's own text, byte for byte as ResearchCodeBench ships it.
+    shutil.copyfile(paper, target / paper_file)
     (target / "task.yaml").write_text(
-        _task_yaml(entry, task_id, task_env, annotated, context, names), encoding="utf-8"
+        _task_yaml(entry, task_id, task_env, annotated, context, names, paper_file),
+        encoding="utf-8",
     )
     return Imported(paper_id, target, snippets=len(names))
 
@@ -229,12 +572,14 @@ def import_researchcodebench(
         checkout: a ResearchCodeBench checkout (holding ``pset/papers.yaml``).
         out: the tasks folder to write (created if missing).
         env: the environment name the tasks use.
-        requirements: the environment's requirements file (default: the
+        requirements: the base environment's requirements, which also pin what a
+            paper needs before the checkout's environment.yml does (default: the
             checkout's ``requirements.txt`` without its local-build lines, else a
             CPU scientific Python stack with torch).
 
     Returns:
-        Per paper, the task folder written or the problem that kept it out.
+        Per paper, the task folder written or the problem that kept it out (a
+        package its tests import that cannot be pinned among them).
 
     Raises:
         RcbError: the checkout is not in ResearchCodeBench's layout, or its (or the
@@ -262,6 +607,27 @@ def import_researchcodebench(
             raise RcbError(f"{exc} (or pass --requirements FILE)") from None
     else:
         reqs = DEFAULT_REQUIREMENTS
+    checkout_env: list[Requirement] = []
+    for name in ENV_FILES:
+        path = Path(checkout) / name
+        if path.is_file():
+            try:
+                checkout_env += environment_file(path)
+            except ValueError as exc:
+                raise RcbError(str(exc)) from None
+    base_file = out / "_envs" / env / "requirements.txt"
+    sources = _Sources(
+        base=[r for r in (_pip_line(line, str(base_file)) for line in reqs.splitlines()) if r],
+        checkout_env=checkout_env,
+        defaults=[
+            r
+            for r in (
+                _pip_line(line, "rcb's CPU defaults")
+                for line in (*DEFAULT_REQUIREMENTS.splitlines(), *EXTRA_PINS)
+            )
+            if r
+        ],
+    )
     out.mkdir(parents=True, exist_ok=True)
     env_dir = out / "_envs" / env
     env_dir.mkdir(parents=True, exist_ok=True)
@@ -276,7 +642,7 @@ def import_researchcodebench(
             )
             continue
         try:
-            imported = _import_paper(entry, pset, out, env, reqs)
+            imported = _import_paper(entry, pset, out, env, sources)
         except (ValueError, OSError, TaskError) as exc:
             imported = Imported(str(entry["id"]), None, problem=str(exc))
         if imported.task_dir is not None:

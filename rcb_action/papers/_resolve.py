@@ -130,7 +130,7 @@ def cached_paper(task: Task) -> Paper | None:
         PaperUnavailable: a vendored file that cannot be read.
     """
     config = task.config
-    if config.paper.source == "vendored":
+    if config.paper.in_task:
         return vendored_paper(task)
     name = pinned_name(task)
     if name is None:
@@ -260,8 +260,8 @@ def paper_for(task: Task, *, fetch: bool = True, client: EprintClient | None = N
 
 
 def vendored_paper(task: Task) -> Paper:
-    """The full text a ``source: vendored`` task holds, cleaned like an e-print's main file
-    when it is LaTeX.
+    """The full text a ``source: vendored`` (or ``imported``) task holds, cleaned like an
+    e-print's main file when it is LaTeX.
 
     Raises:
         PaperUnavailable: the file is missing or not UTF-8.
@@ -276,6 +276,8 @@ def vendored_paper(task: Task) -> Paper:
             f"{task.root / 'task.yaml'} key 'paper' names it"
         ) from None
     text = clean_latex(raw) if rel.endswith(".tex") else raw
+    if task.config.paper.source == "imported":
+        return _paper(text, f"{rel} (as the imported benchmark ships it)")
     return _paper(text, f"{rel} ({task.config.paper.license})")
 
 

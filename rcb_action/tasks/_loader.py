@@ -321,7 +321,7 @@ def load_task(root: Path) -> Task:
     digest.update(b"env\0" + read_plain_file(env_dir / "requirements.txt"))
     # A reproduction task's folder never enters a sandbox: the agent gets the paper
     # only, and the reference reproduction is the harness's.
-    meta = _META_FILES | ({config.paper.file} if config.paper.source == "vendored" else set())
+    meta = _META_FILES | ({config.paper.file} if config.paper.in_task else set())
     sandbox_files = (
         [rel for rel in all_files if rel not in meta] if config.kind == "snippet" else []
     )
@@ -369,10 +369,10 @@ def _check_paper_files(root: Path, config: TaskConfig, label: str) -> None:
             f"{root / 'paper.md'}: rename it notes.md (maintainers' notes, shown only with "
             "--paper notes); the paper is the arXiv LaTeX or a vendored full text"
         )
-    if config.paper.source == "vendored" and not (root / config.paper.file).is_file():
+    if config.paper.in_task and not (root / config.paper.file).is_file():
         raise TaskError(
             f"{label}: key 'paper.file': {root / config.paper.file} not found "
-            "(the vendored full text of the paper)"
+            f"(the {config.paper.source} full text of the paper)"
         )
 
 

@@ -28,12 +28,19 @@ class PaperSource(_Strict):
     ``vendored``: a full text the task folder holds (``file``, default
     ``paper.tex``) under a licence from ``VENDORED_LICENSES``. ``local``: a
     reproduction task's ``paper.md`` (the experiment's specification); a snippet
-    task's ``paper.md`` is now ``notes.md`` and never the paper.
+    task's ``paper.md`` is now ``notes.md`` and never the paper. ``imported``: the
+    paper's text as an imported benchmark ships it (``rcb import rcb``: ResearchCodeBench's
+    LaTeX), in a task folder made from the user's checkout, never one of rcb's tasks.
     """
 
-    source: Literal["arxiv", "vendored", "local"] = "arxiv"
+    source: Literal["arxiv", "vendored", "local", "imported"] = "arxiv"
     license: str | None = None
     file: str = Field(default="paper.tex", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.(tex|txt)$")
+
+    @property
+    def in_task(self) -> bool:
+        """The text is a file of the task folder (vendored or imported)."""
+        return self.source in ("vendored", "imported")
 
     @model_validator(mode="after")
     def _licensed(self) -> PaperSource:
