@@ -254,5 +254,5 @@ def test_run_and_check_files_are_apart(fixture_tasks):
     assert task.grading == "cases"
     assert all(not rel.startswith("checks/") for rel in task.run_files)
     assert "cases/cases_toy.py" in task.run_files and "src/toy.py" in task.run_files
-    assert task.check_files == ["checks/test_toy.py", "checks/test_visible.py"]
+    assert task.check_files == ["checks/_close.py", "checks/test_toy.py", "checks/test_visible.py"]
     assert task.tests_for("norm") == ["checks/test_toy.py::test_norm"]

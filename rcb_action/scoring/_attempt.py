@@ -263,6 +263,19 @@ def _reference_case_errors(outputs: dict[str, bytes]) -> list[str]:
     return problems
 
 
+def _visible_files(task: Task) -> list[str]:
+    """The check files of a visible run: the visible check files and the helpers every
+    check may import (``conftest.py`` and modules whose name starts with ``_``)."""
+    assert task.config.agent is not None
+    named = {rel.split("::")[0] for rel in task.config.agent.checks}
+    helpers = {
+        rel
+        for rel in task.check_files
+        if Path(rel).name == "conftest.py" or Path(rel).name.startswith("_")
+    }
+    return sorted(named | helpers)
+
+
 def _visible_reference(task: Task, outputs: dict[str, bytes]) -> dict[str, bytes]:
     """The reference's outputs of the visible cases only."""
     if task.config.agent is None:
@@ -305,9 +318,14 @@ def _reference_cases(task: Task, sandboxes: Sandboxes) -> Expected:
     expected = Expected(ids=ids, errors=errors, seconds=seconds, outputs=outputs)
     if task.config.agent is not None:
         visible = _visible_reference(task, outputs)
-        files = sorted({rel.split("::")[0] for rel in task.config.agent.checks})
         shown = _run_checks(
-            sandboxes, task, task.config.agent.checks, visible, visible, expected=None, only=files
+            sandboxes,
+            task,
+            task.config.agent.checks,
+            visible,
+            visible,
+            expected=None,
+            only=_visible_files(task),
         )
         expected.seconds += shown.duration_s
         if shown.passed:
@@ -397,7 +415,6 @@ def run_visible(
     early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
     if early is not None:
         return early
-    files = sorted({rel.split("::")[0] for rel in agent.checks})
     checks = _run_checks(
         sandboxes,
         task,
@@ -405,6 +422,6 @@ def run_visible(
         raw.outputs,
         _visible_reference(task, expected.outputs),
         expected=expected.visible_ids,
-        only=files,
+        only=_visible_files(task),
     )
     return grade_checks(checks, raw)
