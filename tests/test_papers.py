@@ -378,6 +378,9 @@ def test_notes_are_a_condition_of_their_own(tmp_path, cli):
     code, _, _ = cli("report", out, "--json", tmp_path / "report.json", "--quiet")
     entry = json.loads((tmp_path / "report.json").read_text())["models"]["reference"]
     assert entry["scaled_pass_at_1"] is None and entry["notes"]["scaled_pass_at_1"] == 100.0
+    cli("report", out, "--markdown", tmp_path / "report.md", "--quiet")
+    markdown = (tmp_path / "report.md").read_text()
+    assert "| reference | - | - | 100.0 |" in markdown  # apart, never the headline
 
 
 def test_old_records_with_a_paper_flag_still_load():
@@ -517,3 +520,5 @@ def test_anthropic_gets_a_cache_breakpoint_and_the_savings_are_reported(tmp_path
     code, stdout, _ = cli("report", out)
     assert code == 0
     assert f"Prompt cache {name}: 4000 of 5000 input tokens" in stdout
+    cli("report", out, "--markdown", tmp_path / "report.md", "--quiet")
+    assert f"| {name} | 5000 | 4000 |" in (tmp_path / "report.md").read_text()

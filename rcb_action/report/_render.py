@@ -296,6 +296,48 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def paper_condition_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+    """Per model that ran another condition than the paper: its scaled pass@1 with the
+    paper, without it, and with the task's notes instead (``-`` when not run)."""
+    rows = []
+    for name, entry in report["models"].items():
+        if "no_paper" not in entry and "notes" not in entry:
+            continue
+        with_paper = _pct(entry["scaled_pass_at_1"]) if entry.get("paper") else "-"
+        without = entry.get("no_paper") or ({} if entry.get("paper") else entry)
+        notes = entry.get("notes") or {}
+        rows.append(
+            [
+                text(name),
+                with_paper,
+                _pct(without["scaled_pass_at_1"])
+                if without.get("scaled_pass_at_1") is not None
+                else "-",
+                _pct(notes["scaled_pass_at_1"])
+                if notes.get("scaled_pass_at_1") is not None
+                else "-",
+            ]
+        )
+    return rows
+
+
+def prompt_cache_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+    """Per model whose provider served prompt tokens from its cache: what that saved."""
+    rows = []
+    for name, entry in report["models"].items():
+        cache = entry.get("prompt_cache") or {}
+        if cache.get("tokens_cached"):
+            rows.append(
+                [
+                    text(name),
+                    str(cache["tokens_in"]),
+                    str(cache["tokens_cached"]),
+                    f"{cache['cost_saved_usd']:.4f}",
+                ]
+            )
+    return rows
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The report as GitHub-flavoured Markdown (with the reproduction track's when present).
 
@@ -337,6 +379,22 @@ def render_markdown(report: dict[str, Any]) -> str:
             for n in models
         ]
         parts += ["### Failure classes", "", _md_table(["Model", *map(md, classes)], rows), ""]
+    conditions = paper_condition_rows(report, md)
+    if conditions:
+        parts += [
+            "### Paper conditions (each apart; the headline is with the paper)",
+            "",
+            _md_table(["Model", "With the paper", "Without", "Notes instead"], conditions),
+            "",
+        ]
+    cached = prompt_cache_rows(report, md)
+    if cached:
+        parts += [
+            "### Provider prompt cache",
+            "",
+            _md_table(["Model", "Input tokens", "Served from cache", "Saved (USD)"], cached),
+            "",
+        ]
     refined = agent_rows(report, md)
     if refined:
         parts += [
