@@ -141,3 +141,16 @@ def test_needed_packages_are_pinned_or_the_paper_is_left_out(cli, tmp_path):
     lines = (out / "_envs" / env / "requirements.txt").read_text().splitlines()
     assert "pandas==2.2.3" in lines  # rcb's pin, which meets >=2.0.0
     assert "torch==2.13.0" in lines and "torch==2.1.2" not in lines  # the CPU build
+
+
+def test_papers_that_need_the_same_packages_share_an_environment(cli, tmp_path):
+    checkout = tmp_path / "checkout"
+    shutil.copytree(CHECKOUT, checkout)
+    for paper in ("fixture-scaler", "fixture-tex"):
+        test = checkout / "pset" / paper / "paper2code_test.py"
+        test.write_text("import einops\n" + test.read_text())
+    out = tmp_path / "imported"
+    assert cli("import", "rcb", checkout, "--out", out)[0] == 1  # fixture-missing
+    envs = {load_task(out / p).config.env for p in ("fixture-scaler", "fixture-tex")}
+    assert envs == {"researchcodebench-fixture-scaler"}
+    assert "einops==0.8.1" in (out / "_envs" / envs.pop() / "requirements.txt").read_text()

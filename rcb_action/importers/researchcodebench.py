@@ -44,7 +44,7 @@ import datetime as dt
 import re
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -455,6 +455,9 @@ class _Sources:
     base: list[Requirement]
     checkout_env: list[Requirement]
     defaults: list[Requirement]
+    # Environments written so far, by their requirements: papers that need the same
+    # packages share one (it is built once).
+    written: dict[str, str] = field(default_factory=dict)
 
 
 def _paper_env(
@@ -503,11 +506,14 @@ def _paper_env(
         )
     if not extra:
         return env, None
+    text = "".join(f"{line}\n" for line in [*lines, *extra])
+    if text in sources.written:  # the same packages as an earlier paper: one environment
+        return sources.written[text], None
     name = f"{env}-{task_id}"
     env_dir = out / "_envs" / name
     env_dir.mkdir(parents=True, exist_ok=True)
-    text = "".join(f"{line}\n" for line in [*lines, *extra])
     (env_dir / "requirements.txt").write_text(text, encoding="utf-8")
+    sources.written[text] = name
     return name, None
 
 
