@@ -152,7 +152,9 @@ def test_loads_and_hashes(fixture_tasks):
     assert task.snippet_names() == ["affine", "scale", "shift", "norm", "slow sum"]
     assert [task.weight(n) for n in task.snippet_names()] == [2, 1, 1, 4, 3]
     assert "task.yaml" not in task.sandbox_files and "notes.md" not in task.sandbox_files
-    assert "paper.tex" not in task.sandbox_files  # the vendored paper: a prompt's, never a sandbox's
+    assert (
+        "paper.tex" not in task.sandbox_files
+    )  # the vendored paper: a prompt's, never a sandbox's
     before = task.sha
     (fixture_tasks / "toy" / "tests" / "test_toy.py").write_text("# changed\n")
     assert load_task(fixture_tasks / "toy").sha != before
