@@ -119,19 +119,19 @@ def test_needed_packages_are_pinned_or_the_paper_is_left_out(cli, tmp_path):
     checkout = tmp_path / "checkout"
     shutil.copytree(CHECKOUT, checkout)
     (checkout / "environment.yml").write_text(
-        "dependencies:\n  - pytorch=2.1.2\n  - pip:\n    - pandas>=2.0.0\n"
+        "dependencies:\n  - pytorch=2.1.2\n  - torchvision=0.16.2\n  - pip:\n    - pandas>=2.0.0\n"
         "    - git+https://github.com/example/widgets.git@abc#egg=widgets\n"
     )
     scaler = checkout / "pset" / "fixture-scaler"
     (scaler / "extra.py").write_text(
-        "import json\nimport pandas\nimport torch\ntry:\n    import not_needed\n"
+        "import json\nimport pandas\nimport torch\nimport torchvision\ntry:\n    import not_needed\n"
         "except ImportError:\n    not_needed = None\n"
     )
     test = scaler / "paper2code_test.py"
     test.write_text("import extra\n" + test.read_text())
     tex = checkout / "pset" / "fixture-tex" / "paper2code_test.py"
     tex.write_text("import widgets\n" + tex.read_text())
-    assert needed_modules(scaler) == {"pandas", "torch"}
+    assert needed_modules(scaler) == {"pandas", "torch", "torchvision"}
     out = tmp_path / "imported"
     code, stdout, err = cli("import", "rcb", checkout, "--out", out)
     assert code == 1 and "imported 1 of 3" in stdout
@@ -141,6 +141,7 @@ def test_needed_packages_are_pinned_or_the_paper_is_left_out(cli, tmp_path):
     lines = (out / "_envs" / env / "requirements.txt").read_text().splitlines()
     assert "pandas==2.2.3" in lines  # rcb's pin, which meets >=2.0.0
     assert "torch==2.13.0" in lines and "torch==2.1.2" not in lines  # the CPU build
+    assert "torchvision==0.28.0" in lines  # built against that torch, not conda's 0.16.2
 
 
 def test_papers_that_need_the_same_packages_share_an_environment(cli, tmp_path):

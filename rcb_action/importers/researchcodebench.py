@@ -25,8 +25,9 @@ own ``requirements.txt`` / ``paper2code_requirements.txt`` / ``environment.y[a]m
 ``--requirements FILE``, else the checkout's ``requirements.txt``; the checkout's
 ``environment.yml`` (its pip list, and its conda packages under their pip names:
 ``pytorch`` is ``torch``; CUDA runtimes and system libraries dropped); the CPU
-defaults (``DEFAULT_REQUIREMENTS``). ``torch`` is always the CPU build of those
-defaults (or of ``--requirements``), never a conda channel's CUDA build. A needed
+defaults (``DEFAULT_REQUIREMENTS``, ``EXTRA_PINS``). ``torch`` and ``torchvision`` are
+always the CPU builds of those defaults (or of ``--requirements``), never a conda
+channel's CUDA build. A needed
 package left unpinned (``pandas>=2.0.0``), or named only by a git URL, leaves the
 paper out, with the module, the line and the fix. A paper's environment is the base
 (``--requirements``, else the checkout's ``requirements.txt``, else the defaults)
@@ -192,6 +193,8 @@ EXTRA_PINS = (
     "ml-collections==1.1.0",
     "pillow==11.2.1",
     "ipython==9.2.0",
+    # The torchvision built against the CPU torch of DEFAULT_REQUIREMENTS (torch 2.13).
+    "torchvision==0.28.0",
 )
 # Import names whose distribution is called otherwise.
 MODULE_DISTRIBUTIONS = {
@@ -221,8 +224,8 @@ _NOT_PYTHON = re.compile(
     r"|cuda.*|.*-cuda|.*-cuda-.*|nccl|mkl.*|intel-openmp|blas|nvidia-.*|triton)$"
 )
 # Packages whose CPU build comes from the defaults (or --requirements), never from a
-# conda channel's CUDA build.
-CPU_BUILDS = {"torch"}
+# conda channel's CUDA build; torchvision must match that torch, so it follows too.
+CPU_BUILDS = {"torch", "torchvision"}
 # What a pinned package brings along (its own dependencies), so importing it is covered.
 KNOWN_DEPENDENCIES = {
     "torch": {"typing-extensions", "filelock", "jinja2", "networkx", "sympy", "fsspec"},
