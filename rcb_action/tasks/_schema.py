@@ -245,6 +245,15 @@ class TaskConfig(_Strict):
     agent: AgentVisibility | None = None
     reproduction: ReproductionConfig | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _reproduction_paper(cls, data: object) -> object:
+        """A reproduction task's paper is its paper.md (the experiment's specification)
+        unless it says otherwise."""
+        if isinstance(data, dict) and data.get("kind") == "reproduction" and "paper" not in data:
+            return {**data, "paper": {"source": "local"}}
+        return data
+
     @field_validator("arxiv")
     @classmethod
     def _arxiv_id(cls, value: str | None) -> str | None:
