@@ -129,6 +129,7 @@ def test_needed_packages_are_pinned_or_the_paper_is_left_out(cli, tmp_path):
     )
     test = scaler / "paper2code_test.py"
     test.write_text("import extra\n" + test.read_text())
+    (scaler / "data.parquet").write_bytes(b"PAR1")  # read through pandas: pyarrow is needed
     tex = checkout / "pset" / "fixture-tex" / "paper2code_test.py"
     tex.write_text("import widgets\n" + tex.read_text())
     assert needed_modules(scaler) == {"pandas", "torch", "torchvision"}
@@ -142,6 +143,7 @@ def test_needed_packages_are_pinned_or_the_paper_is_left_out(cli, tmp_path):
     assert "pandas==2.2.3" in lines  # rcb's pin, which meets >=2.0.0
     assert "torch==2.13.0" in lines and "torch==2.1.2" not in lines  # the CPU build
     assert "torchvision==0.28.0" in lines  # built against that torch, not conda's 0.16.2
+    assert "pyarrow==20.0.0" in lines
 
 
 def test_papers_that_need_the_same_packages_share_an_environment(cli, tmp_path):

@@ -195,6 +195,7 @@ EXTRA_PINS = (
     "ipython==9.2.0",
     # The torchvision built against the CPU torch of DEFAULT_REQUIREMENTS (torch 2.13).
     "torchvision==0.28.0",
+    "pyarrow==20.0.0",
 )
 # Import names whose distribution is called otherwise.
 MODULE_DISTRIBUTIONS = {
@@ -485,7 +486,10 @@ def _paper_env(
     extra = [r.line for r in own if r.line and r.name not in names]
     names |= {r.name for r in own if r.line}
     problems: list[tuple[str, str]] = []
-    for module in sorted(needed_modules(folder)):
+    needed = needed_modules(folder)
+    if "pandas" in needed and any(folder.rglob("*.parquet")):
+        needed.add("pyarrow")  # pandas reads Parquet through an engine it imports itself
+    for module in sorted(needed):
         dist = canonical(MODULE_DISTRIBUTIONS.get(module, module))
         if dist in names:
             continue
