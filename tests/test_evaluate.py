@@ -22,7 +22,10 @@ def test_reference_and_null_on_fixture(tmp_path, cli):
     )
     assert code == 0
     records = _records(out)
-    assert len(records) == 2 * (5 + 2)  # two models, toy has 5 snippets and guard 2
+    # two models; toy and casetoy have 5 snippets, guard and caseguard 2
+    assert len(records) == 2 * (5 + 2 + 5 + 2)
+    assert {r.grading for r in records.values() if r.task.startswith("case")} == {"cases"}
+    assert {r.grading for r in records.values() if not r.task.startswith("case")} == {"in-process"}
     for (_task, snippet, model, _), record in records.items():
         assert record.status == ("pass" if model == "reference" else "fail"), (
             snippet,
