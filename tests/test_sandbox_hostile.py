@@ -229,7 +229,7 @@ def _host_ip() -> str:
 def hostile_run(tmp_path, monkeypatch, cli):
     """Run every attack (even samples) interleaved with the correct answer (odd samples)."""
 
-    def run(sandbox: str) -> dict[str, object]:
+    def run(sandbox: str, task: str = "guard") -> dict[str, object]:
         listener = _Listener()
         outside = tmp_path / "outside"
         outside.mkdir()
@@ -254,7 +254,7 @@ def hostile_run(tmp_path, monkeypatch, cli):
             code = ATTACKS[name][0].format(**values)
             rows.append(
                 {
-                    "task": "guard",
+                    "task": task,
                     "snippet": "setup",
                     "sample": 2 * index,
                     "completion": fenced(code),
@@ -262,7 +262,7 @@ def hostile_run(tmp_path, monkeypatch, cli):
             )
             rows.append(
                 {
-                    "task": "guard",
+                    "task": task,
                     "snippet": "setup",
                     "sample": 2 * index + 1,
                     "completion": fenced(CORRECT),
@@ -272,7 +272,7 @@ def hostile_run(tmp_path, monkeypatch, cli):
         out = tmp_path / f"out-{sandbox}"
         try:
             code, _stdout, _stderr = cli(
-                "evaluate", "--model", f"replay:{replay}", "--tasks-dir", FIXTURE_TASKS, "--tasks", "guard",
+                "evaluate", "--model", f"replay:{replay}", "--tasks-dir", FIXTURE_TASKS, "--tasks", task,
                 "--samples", str(2 * len(names)), "--workers", "1", "--sandbox", sandbox,
                 "--memory-mb", "1024", "--out", out, "--no-progress",
             )  # fmt: skip
@@ -280,6 +280,7 @@ def hostile_run(tmp_path, monkeypatch, cli):
             listener.close()
             canary.unlink(missing_ok=True)
         return {
+            "task": task,
             "code": code,
             "names": names,
             "records": {(r.snippet, r.sample): r for r in ResultStore(out).records()},
@@ -299,9 +300,16 @@ def _check(result: dict) -> None:
     assert len(records) == 2 * len(names) * 2  # every sample of both snippets: no record lost
     for index, name in enumerate(names):
         attack = records[("setup", 2 * index)]
+        # Output alone is no attack on a separate check sandbox: that answer is right.
+        if result["task"] == "caseguard" and name == "1 GB on stdout":
+            assert attack.status == "pass", attack.message
+            continue
         assert attack.status == "fail", f"{name}: {attack.status} {attack.message}"
+        assert attack.failure_class != "harness_error", f"{name}: {attack.message}"
         expected = ATTACKS[name][1]
-        if expected:
+        # With cases and checks most attacks aim at a pytest that is not in their sandbox:
+        # they fail as whatever their code did, and only the in-process classes are fixed.
+        if expected and result["task"] == "guard":
             assert attack.failure_class == expected, (
                 f"{name}: {attack.failure_class} {attack.message}"
             )
@@ -334,3 +342,20 @@ def test_hostile_code_local(hostile_run):
 @pytest.mark.docker
 def test_hostile_code_docker(hostile_run, docker_base_image):
     _check(hostile_run("docker"))
+
+
+@pytest.mark.slow
+def test_hostile_code_cases_and_checks_local(hostile_run):
+    """The same attacks against a task with cases and checks: each fails, none touches
+    the next answer, the harness, the host or the checks."""
+    if shutil.which("bwrap") is None or os.geteuid() != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but bubblewrap (as root) is not available")
+        pytest.skip("bubblewrap is not installed or not root: the local backend is unconfined here")
+    _check(hostile_run("local", "caseguard"))
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+def test_hostile_code_cases_and_checks_docker(hostile_run, docker_base_image):
+    _check(hostile_run("docker", "caseguard"))
