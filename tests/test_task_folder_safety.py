@@ -283,11 +283,13 @@ def test_import_leaves_out_a_paper_with_an_unpinned_requirement(cli, tmp_path):
     shutil.copytree(CHECKOUT, checkout)
     own = checkout / "pset" / "fixture-tex" / "paper2code_requirements.txt"
     own.write_text("einops==0.8.1\ngit+https://github.com/example/pkg\n")
+    layers = checkout / "pset" / "fixture-tex" / "layers.py"
+    layers.write_text("import pkg\n" + layers.read_text())  # only a git URL names it
     out = tmp_path / "imported"
     code, stdout, err = cli("import", "rcb", checkout, "--out", out)
     assert code == 1
     assert "imported 1 of 3 paper(s)" in stdout
-    assert f"{own}:2: 'git+https://github.com/example/pkg' is a path, URL" in err
+    assert f"{own}:2: 'git+https://github.com/example/pkg' (a URL, not an index package)" in err
     assert load_task(out / "fixture-scaler").config.env == "researchcodebench"
     assert not (out / "fixture-tex").exists()
 
