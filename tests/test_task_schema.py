@@ -258,3 +258,23 @@ def test_run_and_check_files_are_apart(fixture_tasks):
     assert "cases/cases_toy.py" in task.run_files and "src/toy.py" in task.run_files
     assert task.check_files == ["checks/_close.py", "checks/test_toy.py", "checks/test_visible.py"]
     assert task.tests_for("norm") == ["checks/test_toy.py::test_norm"]
+
+
+def test_a_task_from_the_authors_code_names_its_commit_and_licence(fixture_tasks):
+    task_dir = _case_task(fixture_tasks)
+    origin = (
+        "code_url: https://github.com/example/toy\n"
+        "code_commit: 0123456789abcdef0123456789abcdef01234567\n"
+    )
+    _edit(task_dir, "kind: snippet\n", "kind: snippet\n" + origin)
+    with pytest.raises(TaskError, match="key 'code_license'"):
+        load_task(task_dir)
+    _edit(task_dir, origin, origin + "code_license: GPL-3.0\n")
+    with pytest.raises(TaskError, match="key 'code_license'"):
+        load_task(task_dir)
+    _edit(task_dir, "code_license: GPL-3.0\n", "code_license: MIT\n")
+    with pytest.raises(TaskError, match="no LICENSE file"):
+        load_task(task_dir)
+    (task_dir / "LICENSE").write_text("MIT License\n")
+    task = load_task(task_dir)
+    assert task.config.code_license == "MIT" and "LICENSE" not in task.run_files

@@ -26,7 +26,11 @@ from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
 
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 # Files in a task folder that describe the task and never enter a sandbox.
-_META_FILES = {"task.yaml", "paper.md", "notes.md", "expected.yaml", "rubric.yaml", "mutants.json"}
+_LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+_META_FILES = {
+    "task.yaml", "paper.md", "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
+    "mutants.json", "LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING",
+}  # fmt: skip
 # Derived files that do not change what is scored, so they leave the task hash alone.
 _UNHASHED = {"mutants.json"}
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -257,6 +261,7 @@ def load_task(root: Path) -> Task:
         raise TaskError(f"{label}: key 'env': {env_dir / 'requirements.txt'} not found")
     _check_env(env_dir)
     _check_paths(root, config, label)
+    _check_code_origin(root, config, label)
     for key in ("annotated", "context"):
         for rel in getattr(config, key):
             if not (root / rel).is_file():
@@ -373,6 +378,25 @@ def _check_paper_files(root: Path, config: TaskConfig, label: str) -> None:
         raise TaskError(
             f"{label}: key 'paper.file': {root / config.paper.file} not found "
             f"(the {config.paper.source} full text of the paper)"
+        )
+
+
+def _check_code_origin(root: Path, config: TaskConfig, label: str) -> None:
+    """A task built from the authors' code names the repository, the commit and its
+    licence, and carries the repository's licence file.
+
+    Raises:
+        TaskError: one of them is missing.
+    """
+    if config.code_commit is None:
+        return
+    for key in ("code_url", "code_license"):
+        if getattr(config, key) is None:
+            raise TaskError(f"{label}: key '{key}': a task with 'code_commit' names it too")
+    if not any((root / name).is_file() for name in _LICENSE_FILES):
+        raise TaskError(
+            f"{root}: no LICENSE file: copy the licence file of {config.code_url} at "
+            f"{config.code_commit[:12]} into the task folder, as it is"
         )
 
 

@@ -229,6 +229,11 @@ class TaskConfig(_Strict):
     published: dt.date
     code_first_commit: dt.date | None = None
     code_url: str | None = None
+    # The authors' code a task is built from: the commit, and its licence (SPDX id).
+    code_commit: str | None = Field(default=None, pattern=r"^[0-9a-f]{40}$")
+    code_license: (
+        Literal["MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "0BSD", "ISC"] | None
+    ) = None
     domain: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
     kind: Literal["snippet", "reproduction"] = "snippet"
     env: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
