@@ -66,3 +66,38 @@ def test_cases_and_checks_mutants_are_counted(cli, fixture_tasks):
     code, out, err = cli("validate", fixture_tasks / "casetoy", "--mutants", "--workers", "2")
     assert code == 0, out + err
     assert "mutants killed" in err or "mutants killed" in out
+
+
+def test_a_check_tuned_to_one_seed_is_a_validation_error(cli, fixture_tasks):
+    """Random cases take their seed from RCB_SEED; validate runs the reference under several,
+    and a check that holds for seed 0 only fails the task."""
+    task = fixture_tasks / "casetoy"
+    cases = task / "cases" / "cases_toy.py"
+    cases.write_text(
+        cases.read_text() + "\n\ndef case_draws():\n"
+        "    import os\n"
+        "    rng = np.random.default_rng(int(os.environ.get('RCB_SEED', '0')))\n"
+        "    return rng.normal(size=400)\n"
+    )
+    checks = task / "checks" / "test_toy.py"
+    honest = checks.read_text() + (
+        "\n\ndef test_draws(outputs, reference):\n"
+        "    draws = outputs['draws']\n"
+        "    assert abs(draws.mean()) < 0.25 and 0.8 < draws.std() < 1.2\n"
+        "    np.testing.assert_allclose(draws, reference['draws'])\n"
+    )
+    checks.write_text(honest)
+    yaml = task / "task.yaml"
+    yaml.write_text(
+        yaml.read_text().replace(
+            "checks/test_toy.py::test_norm",
+            'checks/test_toy.py::test_norm", "checks/test_toy.py::test_draws',
+        )
+    )
+    code, out, err = cli("validate", task, "--seeds", "5")
+    assert code == 0, out + err
+
+    checks.write_text(honest.replace("draws.mean()) < 0.25", "draws.mean() + 0.0366) < 1e-3"))
+    code, out, _ = cli("validate", task, "--seeds", "5")
+    assert code == 1
+    assert "the reference fails its checks with RCB_SEED=1" in out

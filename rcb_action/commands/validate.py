@@ -29,6 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one",
     )
     parser.add_argument(
+        "--seeds",
+        type=int,
+        default=10,
+        metavar="N",
+        help="run the reference of a task with cases and checks under RCB_SEED 0..N-1; "
+        "every check must pass for each (default 10)",
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, metavar="N", help="mutant runs in parallel (default 1)"
     )
     parser.add_argument(
@@ -60,13 +68,18 @@ def task_roots(paths: list[Path], tasks_dir: Path | None) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
     from rcb_action.sandbox import get_backend
     from rcb_action.validate import validate_tasks
 
+    if args.seeds < 1:
+        raise RcbError("--seeds must be at least 1")
     roots = task_roots(args.paths, args.tasks_dir)
     backend = get_backend(args.sandbox)
     try:
-        checks = validate_tasks(roots, backend, mutants=args.mutants, workers=args.workers)
+        checks = validate_tasks(
+            roots, backend, mutants=args.mutants, workers=args.workers, seeds=args.seeds
+        )
     finally:
         backend.close()
     if args.annotations:

@@ -140,6 +140,7 @@ def run_cases(
     targets: list[str],
     cases_dir: str,
     timeout_s: float,
+    env: dict[str, str] | None = None,
 ) -> CasesRaw:
     """Run the case runner (``runner``, the source of ``rcb_cases``) over ``files``.
 
@@ -151,6 +152,7 @@ def run_cases(
             as a compile error instead of running any case.
         cases_dir: the folder (relative) of the case modules.
         timeout_s: wall-clock limit.
+        env: extra environment variables (``RCB_SEED``).
 
     Raises:
         Exception: whatever the sandbox raises when it cannot run at all.
@@ -166,8 +168,8 @@ def run_cases(
             sandbox.python, "-m", "rcb_cases", base,
             *(f"{base}/{t}" for t in targets), "--cases", f"{base}/{cases_dir}",
         ]  # fmt: skip
-        env = {"PYTHONPATH": _pythonpath(base), **_THREADS, **_NO_PYC}
-        result = sandbox.exec(argv, timeout_s=timeout_s, cwd=attempt, env=env)
+        full_env = {"PYTHONPATH": _pythonpath(base), **_THREADS, **_NO_PYC, **(env or {})}
+        result = sandbox.exec(argv, timeout_s=timeout_s, cwd=attempt, env=full_env)
         outputs: dict[str, bytes] = {}
         unsafe = None
         if not result.timed_out:

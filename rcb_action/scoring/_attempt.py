@@ -51,6 +51,9 @@ CASES_PROGRAM = "rcb_cases"
 CHECKS_PLUGIN = "rcb_checks"
 CANDIDATE_DIR = "candidate"
 REFERENCE_DIR = "reference"
+# Random cases derive their seed from RCB_SEED, and checks that regenerate inputs do the
+# same; attempts run with seed 0, and validation runs the reference under several.
+SEED_VARIABLE = "RCB_SEED"
 
 
 @dataclass
@@ -145,6 +148,7 @@ def _run_checks(
     *,
     expected: list[str] | None,
     only: list[str] | None = None,
+    seed: int = 0,
 ) -> TestRun:
     if sandboxes.check is None:
         raise ValueError(f"task {task.id} has no check sandbox")
@@ -158,12 +162,15 @@ def _run_checks(
         env={
             "RCB_CANDIDATE_DIR": f"{{base}}/{CANDIDATE_DIR}",
             "RCB_REFERENCE_DIR": f"{{base}}/{REFERENCE_DIR}",
+            SEED_VARIABLE: str(seed),
         },
     )
     return grade_pytest(raw, expected=expected, timeout_s=timeout)
 
 
-def _run_cases(sandboxes: Sandboxes, task: Task, overrides: dict[str, str] | None) -> CasesRaw:
+def _run_cases(
+    sandboxes: Sandboxes, task: Task, overrides: dict[str, str] | None, seed: int = 0
+) -> CasesRaw:
     return run_cases(
         sandboxes.run,
         task_files(task, overrides, only=task.run_files),
@@ -171,6 +178,7 @@ def _run_cases(sandboxes: Sandboxes, task: Task, overrides: dict[str, str] | Non
         targets=sorted(overrides or {}),
         cases_dir=task.config.cases_dir,
         timeout_s=float(task.config.timeout_s),
+        env={SEED_VARIABLE: str(seed)},
     )
 
 
@@ -189,15 +197,23 @@ def _lock_for(key: str) -> threading.Lock:
         return _locks.setdefault(key, threading.Lock())
 
 
-def _cache_path(task: Task, backend: str) -> Path:
-    return cache_dir("reference") / f"{task.id}-{task.sha}-{backend}-{env_key(task.env_dir)}.json"
+def _cache_path(task: Task, backend: str, seed: int) -> Path:
+    name = f"{task.id}-{task.sha}-{backend}-{env_key(task.env_dir)}"
+    return cache_dir("reference") / (f"{name}.json" if seed == 0 else f"{name}-seed{seed}.json")
 
 
-def reference_run(task: Task, sandboxes: Sandboxes) -> Expected:
+def reference_run(task: Task, sandboxes: Sandboxes, *, seed: int = 0) -> Expected:
     """Run the reference once per distinct selection of ``task`` (cached per task hash,
-    backend and environment). Never raises for the task's fault: a failing reference
-    is recorded in ``errors`` per selection."""
-    path = _cache_path(task, sandboxes.backend)
+    backend, environment and seed). Never raises for the task's fault: a failing
+    reference is recorded in ``errors`` per selection.
+
+    Args:
+        task: the task.
+        sandboxes: its open sandboxes.
+        seed: ``RCB_SEED`` for the cases and checks; attempts are graded against seed 0,
+            validation also runs others to show the checks hold for every seed.
+    """
+    path = _cache_path(task, sandboxes.backend, seed)
     with _lock_for(str(path)):
         if path.is_file():
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -210,7 +226,7 @@ def reference_run(task: Task, sandboxes: Sandboxes) -> Expected:
                 visible_error=data.get("visible_error"),
             )
         if task.grading == "cases":
-            expected = _reference_cases(task, sandboxes)
+            expected = _reference_cases(task, sandboxes, seed)
         else:
             expected = _reference_in_process(task, sandboxes.run)
         if not expected.errors and expected.visible_error is None:
@@ -286,9 +302,9 @@ def _visible_reference(task: Task, outputs: dict[str, bytes]) -> dict[str, bytes
     return {**outputs, "outputs.json": json.dumps(data).encode()}
 
 
-def _reference_cases(task: Task, sandboxes: Sandboxes) -> Expected:
+def _reference_cases(task: Task, sandboxes: Sandboxes, seed: int = 0) -> Expected:
     selections = _selections(task)
-    raw = _run_cases(sandboxes, task, None)
+    raw = _run_cases(sandboxes, task, None, seed)
     early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
     if early is not None:
         why = f"the reference cases failed: {early.failure_class}: {early.message}"
@@ -302,7 +318,7 @@ def _reference_cases(task: Task, sandboxes: Sandboxes) -> Expected:
     outputs = raw.outputs
     # One run of every selected check; each selection's ids are read off it.
     everything = sorted({entry for selection in selections.values() for entry in selection})
-    run = _run_checks(sandboxes, task, everything, outputs, outputs, expected=None)
+    run = _run_checks(sandboxes, task, everything, outputs, outputs, expected=None, seed=seed)
     seconds = raw.result.duration_s + run.duration_s
     ids: dict[str, list[str]] = {}
     errors: dict[str, str] = {}
@@ -326,6 +342,7 @@ def _reference_cases(task: Task, sandboxes: Sandboxes) -> Expected:
             visible,
             expected=None,
             only=_visible_files(task),
+            seed=seed,
         )
         expected.seconds += shown.duration_s
         if shown.passed:

@@ -68,12 +68,20 @@ def problem_from_error(text: str) -> Problem:
 
 
 def check_task(
-    root: Path, backend: SandboxBackend, *, mutants: bool = False, workers: int = 1
+    root: Path,
+    backend: SandboxBackend,
+    *,
+    mutants: bool = False,
+    workers: int = 1,
+    seeds: int = 1,
 ) -> TaskCheck:
     """Load ``root`` and check it in ``backend``'s sandbox. Never raises for a task's fault.
 
     With ``mutants``, also mutation-test every snippet (see :mod:`._mutants`), store
-    the kills in the task's ``mutants.json`` and flag snippets that kill none.
+    the kills in the task's ``mutants.json`` and flag snippets that kill none. With
+    ``seeds`` above 1, a task with cases and checks is also graded on its reference
+    under ``RCB_SEED`` 1..seeds-1: a check that fails for the reference under some seed
+    was tuned to one.
     """
     check = TaskCheck(root=root)
     try:
@@ -109,6 +117,20 @@ def check_task(
             check.problems.append(
                 Problem(yaml_path, None, f"key 'agent': {expected.visible_error}")
             )
+        if task.grading == "cases" and not expected.errors:
+            for seed in range(1, seeds):
+                other = reference_run(task, sandboxes, seed=seed)
+                if other.errors:
+                    why = next(iter(other.errors.values()))
+                    check.problems.append(
+                        Problem(
+                            yaml_path,
+                            None,
+                            f"the reference fails its checks with RCB_SEED={seed}: {why}",
+                        )
+                    )
+                    break
+            check.extra["seeds"] = seeds
         for name in task.snippet_names():
             key = selection_key(task.tests_for(name))
             snippet = task.snippets[name]
@@ -223,11 +245,12 @@ def validate_tasks(
     mutants: bool = False,
     workers: int = 1,
     quiet: bool = False,
+    seeds: int = 1,
 ) -> list[TaskCheck]:
     """Check every task folder; prints one line per task and one per problem."""
     checks = []
     for root in roots:
-        check = check_task(root, backend, mutants=mutants, workers=workers)
+        check = check_task(root, backend, mutants=mutants, workers=workers, seeds=seeds)
         checks.append(check)
         if quiet:
             continue
