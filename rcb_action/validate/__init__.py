@@ -1,5 +1,7 @@
-"""Task validation: schema, tags, reference passes, null fails, time per task."""
+"""Task validation: schema, tags, reference passes, null fails, time per task, and what
+a snippet's prompt gives away."""
 
+from rcb_action.validate._giveaways import SnippetSizes, check_giveaways, snippet_sizes
 from rcb_action.validate._mutants import (
     MUTANTS_FILE,
     Mutant,
@@ -15,10 +17,13 @@ __all__ = [
     "Mutant",
     "Problem",
     "SnippetMutants",
+    "SnippetSizes",
     "TaskCheck",
+    "check_giveaways",
     "check_task",
     "generate_mutants",
     "mutate_task",
     "read_mutants_file",
+    "snippet_sizes",
     "validate_tasks",
 ]

@@ -92,6 +92,9 @@ def check_task(
     check.task = task
     if task.config.kind == "snippet":
         _check_paper(check, task)
+        from rcb_action.validate._giveaways import check_giveaways
+
+        check_giveaways(check, task)
     reason = backend.skip_reason(task)
     if reason:
         check.extra["skipped"] = reason
@@ -265,6 +268,8 @@ def validate_tasks(
                     file=sys.stderr,
                 )
                 continue
+            if "sizes" in check.extra:
+                extra += f", {check.extra['sizes']}"
             if check.mutants:
                 killed = sum(m.killed for m in check.mutants.values())
                 total = sum(m.total for m in check.mutants.values())
@@ -274,7 +279,8 @@ def validate_tasks(
                 file=sys.stderr,
             )
         else:
-            print(f"FAIL  {root.name}: {len(check.problems)} problem(s)", file=sys.stderr)
+            sizes = f" ({check.extra['sizes']})" if "sizes" in check.extra else ""
+            print(f"FAIL  {root.name}: {len(check.problems)} problem(s){sizes}", file=sys.stderr)
             for problem in check.problems:
                 print(f"  {problem}")
     return checks
