@@ -3,7 +3,8 @@
 ``rcb crawl`` walks arXiv's listing (the ``arxiv`` package: its 3 s delay and
 retries) for papers submitted after the models' knowledge cutoffs, keeps those
 with a code link, scores them, and merges them into ``crawler/queue.yaml``;
-``rcb task new ARXIV_ID`` turns a queue entry into a task folder to finish.
+``rcb task new ARXIV_ID --code URL@COMMIT`` lays out a task folder to finish from a
+queue entry and the authors' code.
 """
 
 from crawler._candidates import Collector, category_matcher, merge, task_papers
@@ -29,13 +30,21 @@ from crawler._queue import (
     resolve_queue_path,
     write_queue,
 )
-from crawler._scaffold import Scaffold, scaffold_task, task_id_for
+from crawler._scaffold import (
+    AuthorsCode,
+    Scaffold,
+    license_id,
+    open_code,
+    scaffold_task,
+    task_id_for,
+)
 from crawler._score import Cutoffs, domain_of, score
 
 __all__ = [
     "DEFAULT_CATEGORIES",
     "ISSUE_LABEL",
     "POLITE_DELAY_S",
+    "AuthorsCode",
     "Candidate",
     "CodeLink",
     "Collector",
@@ -56,10 +65,12 @@ __all__ = [
     "find_code_links",
     "issue_body",
     "issue_title",
+    "license_id",
     "load_cursor",
     "load_queue",
     "make_client",
     "merge",
+    "open_code",
     "parse_arxiv_id",
     "render_queue",
     "resolve_queue_path",
