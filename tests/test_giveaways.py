@@ -171,6 +171,14 @@ def scaled(x, a):
     y = np.multiply(a, x) + 0.0 * x.sum()
     # </paper2code name="scaled">
     return y
+
+
+def solve(problem, solver, x_pde, bcs):
+    """Newton's method; problem must implement ``step(solver, x_pde, bcs)``."""
+    # <paper2code name="solve">
+    J, neg_R = problem.step(solver, x_pde, bcs)
+    # </paper2code name="solve">
+    return J, neg_R
 '''
 
 
@@ -186,6 +194,7 @@ def test_a_docstring_or_comment_that_restates_the_code_is_an_error(fixture_tasks
         "`return float(np.sqrt(np.sum(x * x)))` is restated by the docstring of 'norm' "
         "(src/toy.py:16), which the prompt shows; reword that text, or mask it with the code",
     ]
+    # A call documented with its arguments ('solve') is an interface: no error.
     # The formula in words is for a person to judge: a warning, not an error.
     assert any("the docstring of 'scaled'" in w.message for w in check.warnings)
 

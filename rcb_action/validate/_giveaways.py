@@ -26,10 +26,12 @@ annotated files, tags stripped). The paper is not searched: it is the paper.
 
    - error: a masked code line whose expression (what follows ``=``, ``+=``,
      ``return`` and the like; else the whole line) has at least ``MIN_EXPRESSION_TOKENS``
-     (5) tokens, two of them names or numbers, and at least ``RESTATED_SHARE`` (80%) of
-     its tokens appear as one run in that text. Tokens are names, numbers and
-     operators; whitespace is ignored and ``self.`` dropped, so ``m = beta * m + g``
-     in a comment restates ``self.m = self.beta * self.m + g``.
+     (5) tokens, two of them names or numbers, computes something (an arithmetic,
+     comparison or boolean operator: a call documented with its arguments is an
+     interface, not a restatement), and at least ``RESTATED_SHARE`` (80%) of its tokens
+     appear as one run in that text. Tokens are names, numbers and operators;
+     whitespace is ignored and ``self.`` dropped, so ``m = beta * m + g`` in a comment
+     restates ``self.m = self.beta * self.m + g``.
    - warning, for review: that docstring has more than ``MAX_PROSE_LINES`` (3) lines
      of prose (lines in Args:/Returns:-style sections do not count) or a formula-like
      line; the same for the comment block directly above. Formula-like: an equation
@@ -100,6 +102,10 @@ _ASSIGNMENTS = frozenset(
 )
 _LEADING_KEYWORDS = frozenset({"return", "yield", "assert", "raise", "await", "del"})
 _OPENERS, _CLOSERS = frozenset("([{"), frozenset(")]}")
+_COMPUTING = frozenset({
+    "+", "-", "*", "/", "//", "%", "**", "@", "<", ">", "<=", ">=", "==", "!=",
+    "&", "|", "^", "~", "<<", ">>", "and", "or", "not",
+})  # fmt: skip
 
 _SECTION = re.compile(
     r"^(args|arguments|parameters|params|returns?|yields?|raises|attributes|examples?|"
@@ -529,6 +535,8 @@ def restated(code: str, text_tokens: list[str], runs: dict[int, set[tuple[str, .
     """
     expr = expression(tokens(code))
     if len(expr) < MIN_EXPRESSION_TOKENS or sum(map(_operand, expr)) < 2:
+        return False
+    if not _COMPUTING.intersection(expr):  # a call documented with its arguments: an interface
         return False
     need = max(MIN_EXPRESSION_TOKENS, math.ceil(RESTATED_SHARE * len(expr)))
     if need > len(text_tokens):
