@@ -12,6 +12,9 @@ from rcb_action.errors import RcbError
 from rcb_action.tasks import Task
 
 TRUNCATION_MARKER = "\n[rcb: output cut here: more than {limit} bytes]\n"
+# The most the harness reads back from a sandbox in one file unless a caller asks for
+# less (verdicts, junit reports, results): anything larger was not written by an honest run.
+MAX_READ_BYTES = 64 << 20
 
 
 class UnsafeFileError(OSError):
@@ -22,7 +25,33 @@ class UnsafeFileError(OSError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one exec."""
+    """Resource limits for one exec (one attempt's run), on both backends.
+
+    Attributes:
+        memory_mb: memory of all the exec's processes together, tmpfs pages they
+            write (``/tmp``, the attempt folder) included; no swap. Local: a cgroup per
+            exec (as root), plus ``RLIMIT_AS`` per process; Docker: the container's
+            limit. Exceeded: the kernel kills a process, ``ExecResult.oom_killed``
+            (failure class ``memory``); one process alone gets ``MemoryError``.
+        processes: processes and threads of the exec together, the sandbox's own two
+            included (bubblewrap's monitor and init; Docker's init and ``sleep``).
+            Local: the cgroup's ``pids.max`` and ``RLIMIT_NPROC`` of the exec's own
+            uid; Docker: the container's pids limit. Exceeded: ``fork``/``clone``
+            fail with EAGAIN in the code.
+        file_size_mb: the largest file one process may write (``RLIMIT_FSIZE``, both
+            backends). Exceeded: SIGXFSZ (exit status -25 or 153), or EFBIG where
+            the signal is ignored.
+        open_files: open file descriptors per process (``RLIMIT_NOFILE``). Exceeded: EMFILE.
+        output_bytes: stdout and stderr each kept up to this size; the rest is read
+            and dropped (``output_truncated``), the run goes on to its end or timeout.
+        cpus: CPUs (Docker's CPU quota; local runs are not throttled, only timed).
+        tmp_mb: size of the exec's private ``/tmp`` (a fresh tmpfs every exec on both
+            backends). Exceeded: ENOSPC in the code.
+        workspace_mb: size of each writable folder the harness makes (an attempt's
+            folder: a tmpfs of its own when the harness runs as root). Exceeded: ENOSPC.
+        workspace_files: files and folders each writable folder may hold (the tmpfs's
+            inode count). Exceeded: ENOSPC.
+    """
 
     memory_mb: int = 4096
     processes: int = 256
@@ -30,6 +59,9 @@ class Limits:
     open_files: int = 1024
     output_bytes: int = 1 << 20
     cpus: float = 1.0
+    tmp_mb: int = 512
+    workspace_mb: int = 2048
+    workspace_files: int = 65536
 
 
 @dataclass(frozen=True)
@@ -78,15 +110,25 @@ class Sandbox(ABC):
     @abstractmethod
     def mkdir(self, path: str, *, writable: bool = True) -> None:
         """Create a folder; when ``writable`` the code may add files to it, but never
-        rename or delete the harness's files in it."""
+        rename or delete the harness's files in it.
+
+        A writable folder (one per attempt) is bounded where the backend can: a tmpfs
+        of its own of ``Limits.workspace_mb`` and ``Limits.workspace_files`` (the
+        harness as root, and for Docker a daemon on this host); ``remove`` unmounts it.
+        """
 
     @abstractmethod
-    def read_file(self, path: str) -> bytes:
-        """A file's bytes. Raises FileNotFoundError when absent."""
+    def read_file(self, path: str, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
+        """A plain file's bytes, refused before reading when it holds more than ``max_bytes``.
+
+        Raises:
+            FileNotFoundError: the file is absent.
+            UnsafeFileError: a symbolic link, a FIFO, a device, or over ``max_bytes``.
+        """
 
     @abstractmethod
     def remove(self, path: str) -> None:
-        """Delete a file or folder tree, if present."""
+        """Delete a file or folder tree, if present (unmounting a writable folder's tmpfs)."""
 
     @abstractmethod
     def cleanup(self) -> None:

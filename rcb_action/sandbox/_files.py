@@ -1,20 +1,110 @@
 """A workspace folder on this machine, shared by the local backend and by Docker's
-bind-mounted workspaces."""
+bind-mounted workspaces.
+
+As root, every writable folder the harness makes (one per attempt) is a tmpfs of its
+own with a size and an inode count (``Limits.workspace_mb``, ``workspace_files``): an
+attempt that fills it gets ENOSPC, and the files go when the folder is removed. Its
+pages are charged to the memory cgroup of the process that writes them, so what the
+code writes there counts against the exec's memory limit too. Without root there is
+no quota (the workspace is a plain folder on the host's disk).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import errno
 import os
 import shutil
 import stat
+import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rcb_action.sandbox._base import UnsafeFileError
+from rcb_action.sandbox._base import MAX_READ_BYTES, Limits, UnsafeFileError
 
-# The most the harness reads back from a sandbox in one file (verdicts, junit reports,
-# results): anything larger was not written by an honest run.
-MAX_READ_BYTES = 64 << 20
+_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_SHARED = 2, 4, 4096, 16384, 1 << 20
+_MNT_DETACH = 2
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str, target: Path) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}", str(target))
+
+
+def mount_tmpfs(target: Path, *, size_bytes: int, inodes: int) -> None:
+    """Mount a tmpfs of this size and inode count on ``target`` (root, sticky, 1777).
+
+    Raises:
+        OSError: the mount failed (not root, no CAP_SYS_ADMIN).
+    """
+    options = f"size={size_bytes},nr_inodes={inodes},mode=1777".encode()
+    result = _libc.mount(
+        b"rcb-workspace", os.fsencode(target), b"tmpfs", _MS_NOSUID | _MS_NODEV, options
+    )
+    _check(result, "mount tmpfs", target)
+
+
+def bind_shared(folder: Path) -> None:
+    """Make ``folder`` a mount point of its own with shared propagation: mounts made under
+    it later reach every container that bind-mounts it with ``rslave`` propagation.
+
+    Raises:
+        OSError: a mount call failed.
+    """
+    path = os.fsencode(folder)
+    _check(_libc.mount(path, path, None, _MS_BIND | _MS_REC, None), "bind", folder)
+    try:
+        _check(_libc.mount(None, path, None, _MS_SHARED, None), "make shared", folder)
+    except OSError:
+        unmount(folder)
+        raise
+
+
+def unmount(target: Path) -> None:
+    """Unmount ``target``; lazily when it is still busy. Never raises."""
+    path = os.fsencode(target)
+    if _libc.umount2(path, 0) != 0 and ctypes.get_errno() == errno.EBUSY:
+        _libc.umount2(path, _MNT_DETACH)
+
+
+@dataclass(frozen=True)
+class Quota:
+    """The size and file count of each writable folder (a tmpfs of its own)."""
+
+    size_bytes: int
+    files: int
+
+
+_quota_works: bool | None = None
+_quota_lock = threading.Lock()
+
+
+def workspace_quota(limits: Limits) -> Quota | None:
+    """The quota for writable folders, or None where tmpfs mounts cannot be made here
+    (not root): those folders are then unbounded."""
+    global _quota_works
+    with _quota_lock:
+        if _quota_works is None:
+            _quota_works = False
+            if os.geteuid() == 0:
+                probe = Path(tempfile.mkdtemp(prefix="rcb-probe-"))
+                try:
+                    mount_tmpfs(probe, size_bytes=1 << 20, inodes=16)
+                    unmount(probe)
+                    _quota_works = True
+                except (OSError, AttributeError):  # AttributeError: a libc without mount
+                    pass
+                finally:
+                    with contextlib.suppress(OSError):
+                        probe.rmdir()
+    if not _quota_works:
+        return None
+    return Quota(size_bytes=limits.workspace_mb << 20, files=limits.workspace_files)
 
 
 class HostFiles:
@@ -26,8 +116,12 @@ class HostFiles:
     harness's.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, quota: Quota | None = None) -> None:
         self.root = root
+        self.quota = quota
+        self._mounts: set[Path] = set()
+        self._shared = False
+        self._mount_lock = threading.Lock()
 
     def path(self, rel: str) -> Path:
         path = (self.root / rel).resolve()
@@ -43,13 +137,50 @@ class HostFiles:
             path.chmod(0o666 if writable else 0o644)
 
     def mkdir(self, rel: str, *, writable: bool = True) -> None:
+        """Make a folder; a writable one gets its own sized tmpfs when there is a quota
+        (unless it lies inside one already).
+
+        Raises:
+            OSError: the folder or its tmpfs could not be made.
+        """
         target = self.path(rel)
         target.mkdir(parents=True, exist_ok=True)
+        if writable and self.quota is not None:
+            with self._mount_lock:
+                if not any(target.is_relative_to(m) for m in self._mounts):
+                    mount_tmpfs(target, size_bytes=self.quota.size_bytes, inodes=self.quota.files)
+                    self._mounts.add(target)
         target.chmod(0o1777 if writable else 0o755)
 
-    def read_file(self, rel: str) -> bytes:
+    def share(self) -> None:
+        """Make the root a shared mount point, so that the tmpfs of each writable folder,
+        mounted after a container started, is seen inside it (``rslave`` binds).
+
+        Raises:
+            OSError: the mounts failed.
+        """
+        bind_shared(self.root)
+        self._shared = True
+
+    def _unmount_under(self, target: Path) -> None:
+        with self._mount_lock:
+            inside = [m for m in self._mounts if m.is_relative_to(target)]
+            # Deepest first.
+            for mount in sorted(inside, key=lambda m: len(m.parts), reverse=True):
+                unmount(mount)
+                self._mounts.discard(mount)
+
+    def unmount_all(self) -> None:
+        """Unmount every tmpfs this object made, then the root's own bind. Never raises."""
+        self._unmount_under(self.root.resolve())
+        if self._shared:
+            unmount(self.root)
+            self._shared = False
+
+    def read_file(self, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
         """A plain file's bytes. Never follows a symbolic link in the last part of the
-        path and never blocks on a FIFO: both raise :class:`UnsafeFileError`."""
+        path and never blocks on a FIFO: both raise :class:`UnsafeFileError`, as does a
+        file over ``max_bytes`` (checked before reading, and again while reading)."""
         try:
             folder = self.path(str(Path(rel).parent))
         except ValueError as exc:
@@ -67,23 +198,24 @@ class HostFiles:
                 raise UnsafeFileError(
                     f"{rel} is not a plain file (mode {stat.filemode(info.st_mode)})"
                 )
-            if info.st_size > MAX_READ_BYTES:
-                raise UnsafeFileError(f"{rel} holds {info.st_size} bytes, over {MAX_READ_BYTES}")
+            if info.st_size > max_bytes:
+                raise UnsafeFileError(f"{rel} holds {info.st_size} bytes, over {max_bytes}")
             chunks, size = [], 0
-            while size <= MAX_READ_BYTES:
-                chunk = os.read(fd, 1 << 20)
+            while size <= max_bytes:
+                chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
                 if not chunk:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
-            if size > MAX_READ_BYTES:
-                raise UnsafeFileError(f"{rel} grew past {MAX_READ_BYTES} bytes while read")
+            if size > max_bytes:
+                raise UnsafeFileError(f"{rel} grew past {max_bytes} bytes while read")
             return b"".join(chunks)
         finally:
             os.close(fd)
 
     def remove(self, rel: str) -> None:
         target = self.path(rel)
+        self._unmount_under(target)
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target, ignore_errors=True)
         else:
@@ -101,8 +233,8 @@ class DelegatedFiles:
     def mkdir(self, path: str, *, writable: bool = True) -> None:
         self.files.mkdir(path, writable=writable)
 
-    def read_file(self, path: str) -> bytes:
-        data: bytes = self.files.read_file(path)
+    def read_file(self, path: str, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
+        data: bytes = self.files.read_file(path, max_bytes=max_bytes)
         return data
 
     def remove(self, path: str) -> None:

@@ -1,11 +1,16 @@
 """The local backend: bubblewrap when present, a plain subprocess otherwise.
 
 Under bubblewrap (as root) the code sees a read-only view of the system folders,
-the environment's venv and the Python it was made from, a private ``/tmp``, its
-own ``/proc`` and ``/dev``, no network, and its workspace. It runs as an
+the environment's venv and the Python it was made from, a private sized ``/tmp``,
+its own ``/proc`` and ``/dev``, no network, and its workspace. It runs as an
 unprivileged user (``setpriv``), so the process limit and file permissions bind:
 files the harness writes read-only (the tests) cannot be edited or deleted.
-Without bubblewrap the same rlimits apply and a loud warning is printed once.
+
+As root, each exec runs in a cgroup of its own (made before, removed after), so the
+memory and process limits bound all its processes together, and each writable
+folder is a sized tmpfs (see ``_files``). Where cgroups cannot be used the rlimits
+(per process) remain and a loud warning is printed once; without bubblewrap the
+same rlimits apply and a loud warning is printed once.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from rcb_action.sandbox._base import (
     SandboxBackend,
     host_gpus,
 )
+from rcb_action.sandbox._cgroups import Cgroups, ExecGroup, detect
 from rcb_action.sandbox._envs import build_venv
-from rcb_action.sandbox._files import DelegatedFiles, HostFiles
+from rcb_action.sandbox._files import DelegatedFiles, HostFiles, workspace_quota
 from rcb_action.tasks import Task
 
 # Only these variables reach sandboxed code; API keys and tokens never do.
@@ -43,7 +49,13 @@ ENV_ALLOW = ("LANG", "LC_ALL", "TZ")
 # the harness's pid, so two rcb runs on one machine use different uids.
 UID_SLOTS = 64
 _warned_unconfined = False
+_warned_no_cgroups = False
 _warn_lock = threading.Lock()
+
+
+def _warn(text: str) -> None:
+    bar = "!" * 78
+    print(f"{bar}\nrcb WARNING: {text}\n{bar}", file=sys.stderr, flush=True)
 
 
 def _warn_unconfined(reason: str) -> None:
@@ -52,13 +64,23 @@ def _warn_unconfined(reason: str) -> None:
         if _warned_unconfined:
             return
         _warned_unconfined = True
-    bar = "!" * 78
-    print(
-        f"{bar}\nrcb WARNING: {reason}.\nModel-written code will run as a plain subprocess with rlimits only: "
+    _warn(
+        f"{reason}.\nModel-written code will run as a plain subprocess with rlimits only: "
         "it can read your files and reach the network.\nInstall bubblewrap (apt-get install bubblewrap) "
-        f"or use --sandbox docker.\n{bar}",
-        file=sys.stderr,
-        flush=True,
+        "or use --sandbox docker."
+    )
+
+
+def _warn_no_cgroups(reason: str) -> None:
+    global _warned_no_cgroups
+    with _warn_lock:
+        if _warned_no_cgroups:
+            return
+        _warned_no_cgroups = True
+    _warn(
+        f"no cgroup for sandboxed code ({reason}).\nMemory and process limits bind each "
+        "process alone, not all of an attempt's processes together.\nRun rcb as root on a "
+        "host with the memory and pids cgroup controllers, or use --sandbox docker."
     )
 
 
@@ -98,7 +120,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
         # None: a clean sandbox (the system's python3, no task environment).
         self.venv = venv
         self.workspace = str(workspace)
-        self.files = HostFiles(workspace)
+        self.files = HostFiles(workspace, backend.quota)
         self.python = str(venv / "bin" / "python") if venv is not None else "python3"
         # A clean sandbox keeps one uid for its life, so files one command makes the next may change.
         self.uid = uid
@@ -144,7 +166,9 @@ class LocalSandbox(DelegatedFiles, Sandbox):
             elif os.path.isdir(top):
                 cmd += ["--ro-bind", top, top]
         # /tmp first: the venv or the workspace may live under it and are bound on top.
-        cmd += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
+        tmp_bytes = str(self.backend.limits.tmp_mb << 20)
+        cmd += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"]
+        cmd += ["--proc", "/proc", "--dev", "/dev"]
         made: set[str] = {"/", "/tmp", "/usr"}
         binds = [(self.workspace, "--bind")]
         if self.venv is not None:
@@ -210,16 +234,29 @@ class LocalSandbox(DelegatedFiles, Sandbox):
         limit = self.backend.limits.output_bytes
         out, err = bytearray(), bytearray()
         flags = {"truncated": False}
-        proc = subprocess.Popen(
-            self._argv(argv, cwd, full_env, uid),
-            cwd=str(self._path(cwd)),
-            env=full_env,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=lambda: self._limits(timeout_s),
-        )
+        group = self.backend.exec_group()
+        procs_files = group.procs_files() if group is not None else []
+
+        def before_exec() -> None:
+            # In the child, before exec: nothing of the command ever runs outside its group.
+            ExecGroup.join(procs_files)
+            self._limits(timeout_s)
+
+        try:
+            proc = subprocess.Popen(
+                self._argv(argv, cwd, full_env, uid),
+                cwd=str(self._path(cwd)),
+                env=full_env,
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=before_exec,
+            )
+        except BaseException:
+            if group is not None:
+                self.backend.drop_group(group)
+            raise
         with self._lock:
             self._procs.add(proc)
         readers = [
@@ -244,6 +281,9 @@ class LocalSandbox(DelegatedFiles, Sandbox):
             # namespace dies with its first process; without it, the group is killed.
             _kill_group(proc)
             proc.wait()
+            oom_killed = group is not None and group.oom_killed()
+            if group is not None:
+                self.backend.drop_group(group)
             for reader in readers:
                 reader.join(timeout=5)
             with self._lock:
@@ -255,6 +295,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
             duration_s=time.monotonic() - started,
             timed_out=timed_out,
             output_truncated=flags["truncated"],
+            oom_killed=oom_killed,
         )
 
     def kill_all(self) -> None:
@@ -265,6 +306,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
 
     def cleanup(self) -> None:
         self.kill_all()
+        self.files.unmount_all()
         shutil.rmtree(self.workspace, ignore_errors=True)
         with self._lock:
             uid, self.uid = self.uid, None
@@ -323,11 +365,47 @@ class LocalBackend(SandboxBackend):
                 why = "bubblewrap was turned off"
             _warn_unconfined(why)
         self.pid_namespace = [] if self.confined else _pid_namespace_prefix()
+        self.cgroups: Cgroups | None
+        self.cgroups, why_not = detect()
+        if self.cgroups is None and self.confined:
+            _warn_no_cgroups(why_not)
+        elif self.cgroups is not None:
+            self.cgroups.collect_stale()
+        self.quota = workspace_quota(self.limits)
+        # Groups that outlived their exec (a process that would not die): retried at close.
+        self._stale_groups: list[ExecGroup] = []
+        self._stale_lock = threading.Lock()
         self._venvs: dict[Path, Path] = {}
         first = 200_000 + (os.getpid() % 4096) * UID_SLOTS
         self._uids: queue.Queue[int] = queue.Queue()
         for uid in range(first, first + UID_SLOTS):
             self._uids.put(uid)
+
+    def exec_group(self) -> ExecGroup | None:
+        """A new cgroup for one exec with this backend's limits, or None without cgroups.
+
+        Raises:
+            OSError: the group could not be made (the exec fails; the caller retries).
+        """
+        if self.cgroups is None:
+            return None
+        return self.cgroups.create(
+            memory_bytes=self.limits.memory_mb << 20,
+            processes=self.limits.processes,
+        )
+
+    def drop_group(self, group: ExecGroup) -> None:
+        """Kill what is left in an exec's group and remove it (later, if it will not go)."""
+        if not group.destroy():
+            with self._stale_lock:
+                self._stale_groups.append(group)
+
+    def close(self) -> None:
+        super().close()
+        with self._stale_lock:
+            stale, self._stale_groups = self._stale_groups, []
+        for group in stale:
+            group.destroy(wait_s=2.0)
 
     def take_uid(self) -> int:
         """A sandbox uid no other exec of this run is using (waits if all are busy)."""
