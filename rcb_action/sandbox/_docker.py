@@ -1,13 +1,24 @@
 """The Docker backend (docker-py): warm containers per task, an exec per snippet.
 
-Each container runs ``sleep infinity`` as PID 1 with no network, a read-only
-root, memory, CPU and process limits, all capabilities dropped and
-``no-new-privileges``; its only writable places are a private ``/tmp`` and the
-workspace volume at ``/work``. Code runs as the unprivileged user 65534, so the
-files the harness writes read-only (root-owned) cannot be edited or deleted.
-After every exec, every process of that user is killed (``kill -9 -1``), so no
-daemon outlives its test. A container serves one exec at a time; a task gets as
-many warm containers as it has attempts in flight.
+Each container runs ``sleep infinity`` under Docker's init (which reaps orphans)
+with no network, a read-only root, memory, CPU, process and file-size limits, all
+capabilities dropped and ``no-new-privileges``; its only writable places are a
+sized ``/tmp``, Docker's 64 MB ``/dev/shm`` and the workspace at ``/work``. The
+memory limit holds everything of the container together, tmpfs pages included.
+Code runs as the unprivileged user 65534, so the files the harness writes
+read-only (root-owned) cannot be edited or deleted.
+
+A container serves one exec at a time; a task gets as many warm containers as it
+has attempts in flight. After every exec, before the container serves again, a
+reset kills every process of that user (``kill -9 -1``), so no daemon
+outlives its test, and empties ``/tmp``, ``/dev/shm``, ``/dev/mqueue`` and System V
+IPC, so no exec sees what an earlier one left; a container whose reset fails is
+removed, never reused.
+
+With a daemon on this host and the harness as root, each writable folder of the
+workspace is a sized tmpfs mounted on the host (see ``_files``); the workspace is a
+shared mount bound with ``rslave`` propagation, so those mounts, made after the
+container started, are seen inside it.
 
 Containers and volumes carry the label ``rcb.sandbox`` and the owner's pid and
 host name; they are removed on every exit path, and ``rcb sandbox gc`` removes
@@ -18,11 +29,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import io
 import os
 import shutil
 import socket
 import struct
+import sys
 import tarfile
 import tempfile
 import threading
@@ -32,6 +45,7 @@ from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.sandbox._base import (
+    MAX_READ_BYTES,
     TRUNCATION_MARKER,
     ExecResult,
     Limits,
@@ -40,17 +54,106 @@ from rcb_action.sandbox._base import (
     UnsafeFileError,
     host_gpus,
 )
-from rcb_action.sandbox._files import MAX_READ_BYTES, DelegatedFiles, HostFiles
+from rcb_action.sandbox._cgroups import memory_folders, oom_kills
+from rcb_action.sandbox._files import (
+    DelegatedFiles,
+    HostFiles,
+    mount_tmpfs,
+    unmount,
+    workspace_quota,
+)
 from rcb_action.sandbox._images import VENV, base_image_id, ensure_image
 from rcb_action.tasks import Task
 
 LABEL = "rcb.sandbox"
 SANDBOX_USER = "65534:65534"
 WORKSPACE = "/work"
-# Output beyond this multiple of the cap is a flood: the exec is killed.
-FLOOD_FACTOR = 16
+# A reset that takes longer (its own deadline for survivors is 20 s) discards the container.
+RESET_TIMEOUT_S = 60
 # kill(-1) signals every process the caller may signal, except itself.
 _KILL_ALL = "import os, signal; os.kill(-1, signal.SIGKILL)"
+# Run as the sandbox user after every exec (root in the container has no capabilities,
+# and a privileged exec cannot start under ``no-new-privileges``): every other process
+# of that user dies (kill(-1) spares only the caller) and is reaped by the init, then
+# every place that user can write outside the workspace is emptied (all it holds there
+# is its own). Exits non-zero when anything is left; the container is then discarded.
+_RESET = r"""
+import ctypes, os, shutil, signal, stat, sys, time
+me, uid = os.getpid(), os.getuid()
+def others():
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != me:
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    found.append(name)
+            except OSError:
+                pass
+    return found
+deadline = time.monotonic() + 20
+while True:
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if not others():
+        break
+    if time.monotonic() > deadline:
+        sys.exit("processes of the sandbox user survived the reset")
+    time.sleep(0.01)
+def writable(path):
+    # The user's own folders may have been made unreadable: give them back first.
+    for top, dirs, _ in os.walk(path, onerror=lambda e: None):
+        for name in dirs:
+            full = os.path.join(top, name)
+            if not os.path.islink(full):
+                os.chmod(full, stat.S_IRWXU)
+left = []
+for top in ("/tmp", "/dev/shm", "/dev/mqueue"):
+    if not os.path.isdir(top):
+        continue
+    for name in os.listdir(top):
+        path = os.path.join(top, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                os.chmod(path, stat.S_IRWXU)
+                writable(path)
+            except OSError:
+                pass
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+    left += [os.path.join(top, name) for name in os.listdir(top)]
+libc = ctypes.CDLL(None, use_errno=True)
+for kind in ("shm", "msg", "sem"):
+    try:
+        with open(f"/proc/sysvipc/{kind}") as table:
+            rows = table.read().splitlines()[1:]
+    except OSError:
+        continue
+    for row in rows:
+        ident = int(row.split()[1])
+        if kind == "sem":
+            libc.semctl(ident, 0, 0)
+        else:
+            getattr(libc, kind + "ctl")(ident, 0, None)
+    with open(f"/proc/sysvipc/{kind}") as table:
+        left += [f"sysv {kind} {row.split()[1]}" for row in table.read().splitlines()[1:]]
+if left:
+    sys.exit("left after the reset: " + " ".join(left[:5]))
+"""
+
+
+_noted: set[str] = set()
+
+
+def _note_once(text: str) -> None:
+    if text not in _noted:
+        _noted.add(text)
+        print(text, file=sys.stderr, flush=True)
 
 
 def docker_client() -> Any:
@@ -122,21 +225,29 @@ class _ArchiveFiles:
         )
         self._dirs.add(rel)
 
-    def read_file(self, rel: str) -> bytes:
+    def read_file(self, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
         import docker.errors
 
         try:
-            stream, _ = self.sandbox.helper.get_archive(f"{WORKSPACE}/{rel}")
+            stream, info = self.sandbox.helper.get_archive(f"{WORKSPACE}/{rel}")
         except docker.errors.NotFound:
             raise FileNotFoundError(rel) from None
-        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+        # The archive's header says the size: a huge file is refused unread.
+        if int(info.get("size", 0)) > max_bytes:
+            raise UnsafeFileError(f"{rel} holds {info['size']} bytes, over {max_bytes}")
+        buffer = bytearray()
+        for chunk in stream:
+            buffer += chunk
+            if len(buffer) > max_bytes + (1 << 20):  # the file plus tar headers
+                raise UnsafeFileError(f"{rel} grew past {max_bytes} bytes while read")
+        with tarfile.open(fileobj=io.BytesIO(bytes(buffer))) as tar:
             member = tar.next()
             if member is None:
                 raise FileNotFoundError(rel)
             if not member.isfile():
                 raise UnsafeFileError(f"{rel} is not a plain file")
-            if member.size > MAX_READ_BYTES:
-                raise UnsafeFileError(f"{rel} holds {member.size} bytes, over {MAX_READ_BYTES}")
+            if member.size > max_bytes:
+                raise UnsafeFileError(f"{rel} holds {member.size} bytes, over {max_bytes}")
             handle = tar.extractfile(member)
             return handle.read() if handle else b""
 
@@ -178,14 +289,24 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         self._containers: list[Any] = []
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
+        # Container id -> its memory cgroup folder on this host (to count OOM kills).
+        self._memory_groups: dict[str, list[Path]] = {}
         self.volume: Any = None
         self.host_dir: Path | None = None
         if backend.local_daemon:
             self.host_dir = Path(tempfile.mkdtemp(prefix=f"rcb-docker-{task.id}-"))
             # Not listable by the sandbox user: attempts sharing it cannot find each other.
             self.host_dir.chmod(0o711)
-            self.files: HostFiles | _ArchiveFiles = HostFiles(self.host_dir)
-            self._mount = {str(self.host_dir): {"bind": WORKSPACE, "mode": "rw"}}
+            host_files = HostFiles(self.host_dir, workspace_quota(backend.limits))
+            self.files: HostFiles | _ArchiveFiles = host_files
+            mode = "rw"
+            if host_files.quota is not None:
+                try:
+                    host_files.share()
+                    mode = "rw,rslave"
+                except OSError:
+                    host_files.quota = None
+            self._mount = {str(self.host_dir): {"bind": WORKSPACE, "mode": mode}}
         else:
             self.volume = backend.client.volumes.create(labels=backend.labels())
             self.files = _ArchiveFiles(self)
@@ -193,6 +314,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         for source, target in (mounts or {}).items():
             self._mount[source] = {"bind": target, "mode": "ro"}
         self.helper = self._start()
+        if isinstance(self.files, HostFiles) and self.files.quota is not None:
+            self._keep_quota_if_seen(self.files)
         if self.volume is not None:
             self.helper.exec_run(["chmod", "711", WORKSPACE], user="0:0", privileged=True)
         self._idle.append(self.helper)
@@ -203,9 +326,11 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             self.image,
             ["sleep", "infinity"],
             detach=True,
+            # An init as PID 1 reaps the orphans the reset kills: zombies would hold pids.
+            init=True,
             network_mode="none",
             read_only=True,
-            tmpfs={"/tmp": "rw,nosuid,nodev,size=512m,mode=1777"},
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={limits.tmp_mb}m,mode=1777"},
             volumes=self._mount,
             mem_limit=f"{limits.memory_mb}m",
             memswap_limit=f"{limits.memory_mb}m",
@@ -215,6 +340,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             security_opt=["no-new-privileges"],
             ulimits=[
                 self.backend.ulimit("nofile", limits.open_files),
+                self.backend.ulimit("fsize", limits.file_size_mb << 20),
                 self.backend.ulimit("core", 0),
             ],
             device_requests=gpu_device_requests(self.task, self.backend.gpus),
@@ -223,7 +349,43 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         )
         with self._lock:
             self._containers.append(container)
+        if self.backend.local_daemon:
+            with contextlib.suppress(Exception):
+                container.reload()
+                folders = memory_folders(int(container.attrs["State"]["Pid"]))
+                with self._lock:
+                    self._memory_groups[container.id] = folders
         return container
+
+    def _keep_quota_if_seen(self, files: HostFiles) -> None:
+        """Turn the quota off unless the helper container sees a tmpfs mounted under the
+        workspace on this host (it would otherwise see the empty folder beneath, not the
+        attempt's files): a daemon in another mount namespace does not."""
+        if not self._sees_host_mounts(self.helper):
+            _note_once(
+                "rcb: the Docker daemon does not see mounts made by rcb (another mount "
+                "namespace?): attempt folders get no size or file-count quota"
+            )
+            files.quota = None
+
+    def _sees_host_mounts(self, container: Any) -> bool:
+        assert self.host_dir is not None
+        probe = self.host_dir / ".rcb-mount-probe"
+        try:
+            pid = int(container.attrs["State"]["Pid"])
+            probe.mkdir()
+            mount_tmpfs(probe, size_bytes=4096, inodes=4)
+        except (OSError, KeyError, TypeError, ValueError):
+            return False
+        try:
+            inside = os.stat(f"/proc/{pid}/root{WORKSPACE}/{probe.name}")
+            return inside.st_dev == os.stat(probe).st_dev
+        except OSError:
+            return False
+        finally:
+            unmount(probe)
+            with contextlib.suppress(OSError):
+                probe.rmdir()
 
     def _checkout(self) -> Any:
         """An idle container; waits for one being cleaned before starting another."""
@@ -235,13 +397,48 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         return self._start()
 
     def _clean_and_return(self, container: Any) -> None:
+        clean = False
         try:
-            self._kill_user_processes(container)
+            clean = self._reset(container)
         finally:
             with self._ready:
                 self._cleaning -= 1
-                self._idle.append(container)
+                if clean:
+                    self._idle.append(container)
+                else:
+                    with contextlib.suppress(ValueError):
+                        self._containers.remove(container)
                 self._ready.notify()
+            if not clean:
+                self._memory_groups.pop(container.id, None)
+                with contextlib.suppress(Exception):
+                    container.remove(force=True)
+
+    def _reset(self, container: Any) -> bool:
+        """Kill the sandbox user's processes and empty ``/tmp`` and the other places that
+        user can write outside the workspace. False when that failed, timed out, or the
+        container is gone: it must not serve again."""
+        code = self._detached(container, [self.python, "-I", "-S", "-c", _RESET], RESET_TIMEOUT_S)
+        return code == 0
+
+    def _detached(self, container: Any, argv: list[str], timeout_s: float) -> int | None:
+        """Run ``argv`` as the sandbox user, detached, and poll until it ends; its exit
+        status, or None when it could not run or outlived ``timeout_s``. (Reading an
+        exec's stream can hang when the processes it races with are being killed.)"""
+        api = self.backend.client.api
+        try:
+            exec_id = api.exec_create(container.id, argv, user=SANDBOX_USER)["Id"]
+            api.exec_start(exec_id, detach=True)
+            deadline = time.monotonic() + timeout_s
+            while time.monotonic() < deadline:
+                info = api.exec_inspect(exec_id)
+                if not info.get("Running", True):
+                    code = info.get("ExitCode")
+                    return int(code) if code is not None else None
+                time.sleep(0.01)
+        except Exception:
+            return None
+        return None
 
     # exec
     def exec(
@@ -254,8 +451,16 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         stdin: bytes | None = None,
     ) -> ExecResult:
         container = self._checkout()
+        groups = self._memory_groups.get(container.id, [])
+        kills_before = oom_kills(groups)
         try:
-            return self._exec_in(container, argv, timeout_s, cwd, env or {}, stdin)
+            result = self._exec_in(container, argv, timeout_s, cwd, env or {}, stdin)
+            if groups:
+                # The kernel's count of OOM kills in the container, which serves this
+                # exec alone: exact, where the exit status is only a guess.
+                oom = oom_kills(groups) > kills_before
+                result = dataclasses.replace(result, oom_killed=oom)
+            return result
         finally:
             # Every process of the sandbox user is killed before the container serves
             # again; the result goes back meanwhile (a leftover daemon cannot forge
@@ -297,8 +502,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             raw.sendall(stdin)
         limit = self.backend.limits.output_bytes
         buffers = {1: bytearray(), 2: bytearray()}
-        seen = 0
-        truncated = timed_out = flood = False
+        truncated = timed_out = False
         deadline = started + timeout_s
         header = b""
         raw.settimeout(0.25)
@@ -309,13 +513,18 @@ class DockerSandbox(DelegatedFiles, Sandbox):
                 timed_out = True
                 break
             try:
-                chunk = raw.recv(65536)
+                chunk = raw.recv(1 << 20)
             except TimeoutError:
                 continue
             except OSError:
                 break
             if not chunk:
                 break
+            if len(buffers[1]) >= limit and len(buffers[2]) >= limit:
+                # Both kept in full: the rest is read and dropped, as the local backend
+                # does; output alone is no reason to stop a run (its timeout is).
+                truncated = True
+                continue
             # Docker multiplexes stdout and stderr in frames with an 8-byte header.
             while chunk:
                 if pending == 0:
@@ -329,20 +538,21 @@ class DockerSandbox(DelegatedFiles, Sandbox):
                     continue
                 piece, chunk = chunk[:pending], chunk[pending:]
                 pending -= len(piece)
-                seen += len(piece)
                 target = buffers.get(stream, buffers[2])
                 room = limit - len(target)
                 if room > 0:
                     target += piece[:room]
                 if len(piece) > room:
                     truncated = True
-            if seen > FLOOD_FACTOR * limit:
-                flood = True
-                break
-        if timed_out or flood:
-            self._kill_user_processes(container)
+        # Shut the connection itself down (close alone leaves it open while docker-py holds
+        # a reference): else, after a timeout, the daemon blocks writing the rest of the
+        # output to it, and the container's next execs hang with it.
+        with contextlib.suppress(OSError):
+            raw.shutdown(socket.SHUT_RDWR)
         with contextlib.suppress(OSError):
             raw.close()
+        if timed_out:
+            self._kill_user_processes(container)
         code = None
         for _ in range(100):
             info = api.exec_inspect(exec_id)
@@ -365,23 +575,13 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             stderr=text(buffers[2]),
             duration_s=time.monotonic() - started,
             timed_out=timed_out,
-            output_truncated=truncated or flood,
-            oom_killed=code == 137 and not timed_out and not flood,
+            output_truncated=truncated,
+            oom_killed=code == 137 and not timed_out,
         )
 
     def _kill_user_processes(self, container: Any) -> None:
         """Every process of the sandbox user goes: daemons, forks, a runaway test."""
-        api = self.backend.client.api
-        with contextlib.suppress(Exception):
-            exec_id = api.exec_create(
-                container.id, [self.python, "-c", _KILL_ALL], user=SANDBOX_USER
-            )["Id"]
-            # Detached, then polled: reading an exec's stream can hang when the
-            # processes it races with are being killed.
-            api.exec_start(exec_id, detach=True)
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and api.exec_inspect(exec_id).get("Running", True):
-                time.sleep(0.01)
+        self._detached(container, [self.python, "-c", _KILL_ALL], 30)
 
     def cleanup(self) -> None:
         with self._lock:
@@ -392,6 +592,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         if self.volume is not None:
             with contextlib.suppress(Exception):
                 self.volume.remove(force=True)
+        if isinstance(self.files, HostFiles):
+            self.files.unmount_all()
         if self.host_dir is not None:
             shutil.rmtree(self.host_dir, ignore_errors=True)
 
@@ -461,6 +663,20 @@ def _owner_alive(labels: dict[str, str]) -> bool:
     return True
 
 
+def _remove_workspace(folder: Path) -> None:
+    """A bind-mounted workspace of a gone run: its tmpfs mounts and shared bind are
+    unmounted, then it is deleted. Only rcb's own (``rcb-docker-*`` in the temp folder)."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    if folder.parent.resolve() != temp or not folder.name.startswith("rcb-docker-"):
+        return
+    with contextlib.suppress(OSError):
+        points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+        inside = [Path(p) for p in points if Path(p) == folder or Path(p).is_relative_to(folder)]
+        for point in sorted(inside, key=lambda p: len(p.parts), reverse=True):
+            unmount(point)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
     """Remove rcb containers and volumes whose owning process is gone (all with ``everything``).
 
@@ -472,8 +688,11 @@ def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         if everything or not _owner_alive(container.labels):
             with contextlib.suppress(Exception):
+                binds = container.attrs.get("HostConfig", {}).get("Binds") or []
                 container.remove(force=True)
                 containers += 1
+                for bind in binds:
+                    _remove_workspace(Path(bind.split(":", 1)[0]))
     for volume in client.volumes.list(filters={"label": LABEL}):
         labels = volume.attrs.get("Labels") or {}
         if everything or not _owner_alive(labels):
