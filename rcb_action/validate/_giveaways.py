@@ -179,8 +179,9 @@ def snippet_sizes(task: Task) -> SnippetSizes:
 def check_giveaways(check: TaskCheck, task: Task) -> None:
     """Add to ``check`` what the prompts of ``task`` give away and what its sizes miss.
 
-    Errors go to ``check.problems``, review warnings to ``check.warnings``; the size
-    figures go to ``check.extra["sizes"]``. Never raises for the task's fault.
+    Errors go to ``check.problems`` (warnings for a v1 task, one not built from the
+    authors' code), review warnings to ``check.warnings``; the size figures go to
+    ``check.extra["sizes"]``. Never raises for the task's fault.
     """
     if not task.snippets:
         return
@@ -188,9 +189,19 @@ def check_giveaways(check: TaskCheck, task: Task) -> None:
     check.extra["sizes"] = sizes
     check.problems += _size_problems(task, sizes)
     sources = {rel: _Source.read(annotated) for rel, annotated in task.files.items()}
+    found: list[Problem] = []
     for name in task.snippet_names():
-        check.problems += _visible_copies(task, name)
-        check.problems += _restatements(task, name, sources[task.snippets[name].path])
+        found += _visible_copies(task, name)
+        found += _restatements(task, name, sources[task.snippets[name].path])
+    if task.config.code_commit is None:
+        # rcb's own re-implementations (benchmark v1), kept until v2 replaces them:
+        # flagged for review, not refused, so a change to them can still be validated.
+        check.warnings += [
+            Problem(p.path, p.line, f"{p.message} (a v1 task: fix it or retire the task)")
+            for p in found
+        ]
+    else:
+        check.problems += found
     check.warnings += _review_warnings(task, sources)
 
 
