@@ -54,7 +54,7 @@ class CasesRaw:
 def _read(sandbox: Sandbox, rel: str, limit: int) -> tuple[bytes | None, str | None]:
     """(the file's bytes or None when missing, what is wrong with it when it is unsafe)."""
     try:
-        data = sandbox.read_file(rel)
+        data = sandbox.read_file(rel, max_bytes=limit)
     except FileNotFoundError:
         return None, None
     except UnsafeFileError as exc:
