@@ -10,7 +10,7 @@ import pytest
 from conftest import TASKS
 
 from rcb_action.tasks import load_tasks
-from rcb_action.validate import read_mutants_file
+from rcb_action.validate import read_mutants_file, snippet_sizes
 from rcb_action.validate._index import render_index
 
 SNIPPET_TASKS = [t for t in load_tasks(TASKS) if t.config.kind == "snippet"]
@@ -52,3 +52,23 @@ def test_tasks_readme_is_current():
     assert (TASKS / "README.md").read_text() == render_index(TASKS), (
         "run `rcb task index` and commit tasks/README.md"
     )
+
+
+V2_TASKS = [t for t in SNIPPET_TASKS if t.config.code_commit is not None]
+
+
+@pytest.mark.parametrize("task", V2_TASKS, ids=lambda t: t.id)
+def test_a_task_from_the_authors_code(task):
+    """Benchmark v2: the authors' code at a pinned commit under a permissive licence, graded
+    with cases and checks, snippets sized like ResearchCodeBench's."""
+    assert task.grading == "cases"
+    assert task.config.code_url and task.config.code_license
+    assert any((task.root / name).is_file() for name in ("LICENSE", "LICENSE.md", "LICENSE.txt"))
+    sizes = snippet_sizes(task)
+    assert sizes.mean >= 6 and sizes.short_share <= 0.25, (task.id, str(sizes))
+    assert task.config.agent is not None, f"{task.id}: no visible checks for agent mode"
+    stored = read_mutants_file(task)
+    assert stored is not None
+    killed = sum(entry["killed"] for entry in stored["snippets"].values())
+    total = sum(entry["total"] for entry in stored["snippets"].values())
+    assert killed >= 0.9 * total, f"{task.id}: {killed} of {total} mutants killed"
