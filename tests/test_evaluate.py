@@ -1,6 +1,7 @@
 """End to end through the real pipeline: prompts, models, splicing, sandbox, scoring, store."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -17,10 +18,11 @@ def _records(out: Path):
 
 def test_reference_and_null_on_fixture(tmp_path, cli):
     out = tmp_path / "out"
-    code, stdout, _ = cli(
+    code, stdout, err = cli(
         "evaluate", "--tasks-dir", FIXTURE_TASKS, "--out", out, "--workers", "2", "--no-progress"
     )
     assert code == 0
+    assert re.search(r"rcb: 28 attempt\(s\) in \d+ s \(\d+ s of it building environments\)", err)
     records = _records(out)
     # two models; toy and casetoy have 5 snippets, guard and caseguard 2
     assert len(records) == 2 * (5 + 2 + 5 + 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from rcb_action.commands._common import add_registry, add_sandbox, add_tasks_dir
@@ -117,6 +118,12 @@ def run(args: argparse.Namespace) -> int:
         agent_turns=args.agent_turns,
     )
     summary = evaluate(config)
+    if summary.seconds:
+        print(
+            f"rcb: {summary.done} attempt(s) in {summary.seconds:.0f} s "
+            f"({summary.env_seconds:.0f} s of it building environments)",
+            file=sys.stderr,
+        )
     registry = load_registry(args.registry)
     records = [r for r in ResultStore(args.out).records() if r.model in summary.models]
     report = build_report(records, registry, source=str(args.out))

@@ -134,6 +134,9 @@ class EvalSummary:
     models: list[str] = field(default_factory=list)
     # Papers whose environment could not be built: task id -> the reason recorded.
     skipped_papers: dict[str, str] = field(default_factory=dict)
+    # Wall-clock seconds of the whole run, and of it building environments.
+    seconds: float = 0.0
+    env_seconds: float = 0.0
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -631,15 +634,18 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
         f"sandbox {config.sandbox}; results in {store.path}",
         file=sys.stderr,
     )
+    started = time.monotonic()
     runner = _Runner(config, store)
     runner.done = done
     todo = _skip_unbuildable(runner, todo, summary)
-    if not todo:
+    summary.env_seconds = time.monotonic() - started
+    if todo:
+        for item in todo:
+            runner._pending[item.task.id] += 1
+        _run_pool(runner, todo, summary)
+    else:
         runner.close()
-        return summary
-    for item in todo:
-        runner._pending[item.task.id] += 1
-    _run_pool(runner, todo, summary)
+    summary.seconds = time.monotonic() - started
     return summary
 
 
