@@ -1,0 +1,7 @@
+from .qcp import (
+    HostQCP as HostQCP
+)
+
+from .problem_data import (
+    QCPStructureCPU as QCPStructureCPU
+)
