@@ -29,12 +29,13 @@ from pathlib import Path, PurePosixPath
 from crawler._candidates import task_papers
 from crawler._queue import Candidate
 from rcb_action.errors import RcbError
+from rcb_action.tasks import LICENSE_FILES
 
 SNIPPET_NAME = "method"
 _STOP_WORDS = {"a", "an", "and", "for", "in", "of", "on", "the", "to", "via", "with", "fixture"}
 ACCEPTED_LICENSES = ("MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause")
-# Names the task loader accepts for the licence file; any other is copied as LICENSE.
-_TASK_LICENSE_NAMES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+# A repository's licence file; copied under its own name when the task loader accepts
+# that name (LICENSE_FILES), else as LICENSE.
 _LICENSE_FILE = re.compile(r"^(?:licen[cs]e|copying)(?:\.(?:md|txt|rst))?$", re.IGNORECASE)
 _LICENSE_FILE_LOOSE = re.compile(r"^(?:licen[cs]e|copying)[-_.].+$", re.IGNORECASE)
 _CODE_SPEC = re.compile(r"^(?P<url>\S+)@(?P<commit>[0-9a-fA-F]{4,40})$")
@@ -542,7 +543,7 @@ def scaffold_task(
     sources: list[str] = []
     if code is not None:
         name, text, license_spdx = code.license()
-        written[name if name in _TASK_LICENSE_NAMES else "LICENSE"] = text
+        written[name if name in LICENSE_FILES else "LICENSE"] = text
         for repo_path, data in code.files(files or []).items():
             sources.append(f"src/{repo_path}")
             written[f"src/{repo_path}"] = data

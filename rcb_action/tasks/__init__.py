@@ -1,6 +1,13 @@
 """Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
 
-from rcb_action.tasks._loader import Task, find_tasks, load_task, load_tasks, resolve_tasks_dir
+from rcb_action.tasks._loader import (
+    LICENSE_FILES,
+    Task,
+    find_tasks,
+    load_task,
+    load_tasks,
+    resolve_tasks_dir,
+)
 from rcb_action.tasks._plain import read_plain_file
 from rcb_action.tasks._requirements import pinned_requirement, read_requirements
 from rcb_action.tasks._schema import (
@@ -21,6 +28,7 @@ from rcb_action.tasks._schema import (
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
+    "LICENSE_FILES",
     "VENDORED_LICENSES",
     "AgentVisibility",
     "AnnotatedFile",

@@ -26,10 +26,11 @@ from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
 
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 # Files in a task folder that describe the task and never enter a sandbox.
-_LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+# The names a task's copy of the authors' licence may have.
+LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
 _META_FILES = {
     "task.yaml", "paper.md", "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
-    "mutants.json", "LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING",
+    "mutants.json", *LICENSE_FILES,
 }  # fmt: skip
 # Derived files that do not change what is scored, so they leave the task hash alone.
 _UNHASHED = {"mutants.json"}
@@ -393,7 +394,7 @@ def _check_code_origin(root: Path, config: TaskConfig, label: str) -> None:
     for key in ("code_url", "code_license"):
         if getattr(config, key) is None:
             raise TaskError(f"{label}: key '{key}': a task with 'code_commit' names it too")
-    if not any((root / name).is_file() for name in _LICENSE_FILES):
+    if not any((root / name).is_file() for name in LICENSE_FILES):
         raise TaskError(
             f"{root}: no LICENSE file: copy the licence file of {config.code_url} at "
             f"{config.code_commit[:12]} into the task folder, as it is"
