@@ -186,6 +186,7 @@ def test_there_are_workflows_for_each_duty():
     assert triggers["validate-comment.yml"] == {"workflow_run"}
     assert {"push", "workflow_dispatch"} <= triggers["evaluate.yml"]
     assert "schedule" in triggers["crawl.yml"]
+    assert "schedule" in triggers["validate-all.yml"]
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
