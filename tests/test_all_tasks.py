@@ -26,7 +26,7 @@ def _docker_selection() -> str | None:
     """The comma-separated task globs of the Docker leg (None: every task)."""
     if os.environ.get("RCB_DOCKER_ALL_TASKS") == "1":
         return None
-    ids = [task.id for task in load_tasks(TASKS) if task.env in DOCKER_ENVS]
+    ids = [task.id for task in load_tasks(TASKS) if task.config.env in DOCKER_ENVS]
     assert ids, f"no task in tasks/ uses one of the environments {sorted(DOCKER_ENVS)}"
     return ",".join(ids)
 

@@ -36,6 +36,7 @@ from rcb_action.sandbox import (
     run_cases,
     run_pytest,
 )
+from rcb_action.scoring._classify import parse_junit
 from rcb_action.scoring._grade import (
     TestRun,
     grade_cases,
@@ -54,6 +55,8 @@ REFERENCE_DIR = "reference"
 # Random cases derive their seed from RCB_SEED, and checks that regenerate inputs do the
 # same; attempts run with seed 0, and validation runs the reference under several.
 SEED_VARIABLE = "RCB_SEED"
+# The cases one attempt runs (rcb_cases.py reads it): those its snippet's checks read.
+ONLY_CASES_VARIABLE = "RCB_ONLY_CASES"
 
 
 @dataclass
@@ -97,6 +100,9 @@ class Expected:
     # Agent mode: the visible checks' ids, or why they cannot be run.
     visible_ids: list[str] = field(default_factory=list)
     visible_error: str | None = None
+    # Per selection, the cases its checks read on the reference's run (every case
+    # when a selection is absent): an attempt runs only those.
+    cases: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -169,8 +175,15 @@ def _run_checks(
 
 
 def _run_cases(
-    sandboxes: Sandboxes, task: Task, overrides: dict[str, str] | None, seed: int = 0
+    sandboxes: Sandboxes,
+    task: Task,
+    overrides: dict[str, str] | None,
+    seed: int = 0,
+    only: list[str] | None = None,
 ) -> CasesRaw:
+    env = {SEED_VARIABLE: str(seed)}
+    if only is not None:
+        env[ONLY_CASES_VARIABLE] = ",".join(only)
     return run_cases(
         sandboxes.run,
         task_files(task, overrides, only=task.run_files),
@@ -178,8 +191,33 @@ def _run_cases(
         targets=sorted(overrides or {}),
         cases_dir=task.config.cases_dir,
         timeout_s=float(task.config.timeout_s),
-        env={SEED_VARIABLE: str(seed)},
+        env=env,
     )
+
+
+def _cases_read(run: TestRun, chosen: list[str]) -> list[str] | None:
+    """The cases the ``chosen`` checks read on this run, from the ``rcb_cases``
+    property rcb_checks writes per test; None (every case) when a check read the
+    list of names or left no record."""
+    try:
+        recorded = {
+            case.nodeid: case.properties.get("rcb_cases") for case in parse_junit(run.junit)
+        }
+    except ValueError:
+        return None
+    read: set[str] = set()
+    for nodeid in chosen:
+        text = recorded.get(nodeid)
+        if text is None:
+            return None
+        try:
+            names = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(names, list) or "*" in names:
+            return None
+        read.update(str(name) for name in names)
+    return sorted(read)
 
 
 def _output_text(raw: CasesRaw) -> str:
@@ -197,8 +235,12 @@ def _lock_for(key: str) -> threading.Lock:
         return _locks.setdefault(key, threading.Lock())
 
 
+# Bumped when what a reference run records changes (2: the cases each selection reads).
+_REFERENCE_FORMAT = 2
+
+
 def _cache_path(task: Task, backend: str, seed: int) -> Path:
-    name = f"{task.id}-{task.sha}-{backend}-{env_key(task.env_dir)}"
+    name = f"{task.id}-{task.sha}-{backend}-{env_key(task.env_dir)}-r{_REFERENCE_FORMAT}"
     return cache_dir("reference") / (f"{name}.json" if seed == 0 else f"{name}-seed{seed}.json")
 
 
@@ -224,6 +266,7 @@ def reference_run(task: Task, sandboxes: Sandboxes, *, seed: int = 0) -> Expecte
                 outputs={k: base64.b64decode(v) for k, v in data.get("outputs", {}).items()},
                 visible_ids=data.get("visible_ids", []),
                 visible_error=data.get("visible_error"),
+                cases=data.get("cases", {}),
             )
         if task.grading == "cases":
             expected = _reference_cases(task, sandboxes, seed)
@@ -331,7 +374,8 @@ def _reference_cases(task: Task, sandboxes: Sandboxes, seed: int = 0) -> Expecte
             errors[key] = f"no check matches the selection {selection}"
         else:
             ids[key] = chosen
-    expected = Expected(ids=ids, errors=errors, seconds=seconds, outputs=outputs)
+    cases = {key: read for key in ids if (read := _cases_read(run, ids[key])) is not None}
+    expected = Expected(ids=ids, errors=errors, seconds=seconds, outputs=outputs, cases=cases)
     if task.config.agent is not None:
         visible = _visible_reference(task, outputs)
         shown = _run_checks(
@@ -401,7 +445,8 @@ def score_snippet(
         return Scored(
             spliced, run, {"pytest-output.txt": run.stdout + run.stderr, "junit.xml": run.junit}
         )
-    raw = _run_cases(sandboxes, task, {path: spliced})
+    key = selection_key(task.tests_for(snippet))
+    raw = _run_cases(sandboxes, task, {path: spliced}, only=expected.cases.get(key))
     logs = {"cases-output.txt": _output_text(raw)}
     early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
     if early is not None:
@@ -428,7 +473,7 @@ def run_visible(
     if task.grading != "cases" or agent is None or not expected.visible_ids:
         raise ValueError(f"task {task.id} has no visible checks")
     path = task.snippets[snippet].path
-    raw = _run_cases(sandboxes, task, {path: splice(task, snippet, code)})
+    raw = _run_cases(sandboxes, task, {path: splice(task, snippet, code)}, only=agent.cases)
     early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
     if early is not None:
         return early

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 FailureClass = Literal[
@@ -64,6 +64,8 @@ class JunitCase:
     outcome: Literal["passed", "failed", "error", "skipped"]
     exception: str | None
     message: str
+    # <properties>: what the test recorded (``rcb_cases``: the cases a check read).
+    properties: dict[str, str] = field(default_factory=dict)
 
 
 def _nodeid(case: ET.Element) -> str:
@@ -105,6 +107,11 @@ def parse_junit(xml_text: str) -> list[JunitCase]:
         outcome: Literal["passed", "failed", "error", "skipped"] = "passed"
         exception = None
         message = ""
+        properties = {
+            str(prop.get("name")): prop.get("value") or ""
+            for prop in case.iter("property")
+            if prop.get("name")
+        }
         for child in case:
             if child.tag in ("failure", "error"):
                 outcome = "failed" if child.tag == "failure" else "error"
@@ -113,7 +120,7 @@ def parse_junit(xml_text: str) -> list[JunitCase]:
                 break
             if child.tag == "skipped":
                 outcome = "skipped"
-        cases.append(JunitCase(_nodeid(case), outcome, exception, message))
+        cases.append(JunitCase(_nodeid(case), outcome, exception, message, properties))
     return cases
 
 

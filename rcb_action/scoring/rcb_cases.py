@@ -4,7 +4,9 @@
 
 It compiles each target file (the spliced file), imports every module of the
 cases folder (``*.py`` not starting with ``_``, in name order) and calls each of
-its ``case_<name>()`` functions. What a case returns is reduced to plain data:
+its ``case_<name>()`` functions (only those named in ``RCB_ONLY_CASES``, a
+comma-separated list, when it is set: the cases the checks of one snippet read).
+What a case returns is reduced to plain data:
 ``None``, booleans, numbers, strings, lists (tuples become lists), dicts with
 string keys, and arrays (numpy arrays, and anything with ``__array__`` or a
 torch-like ``detach().cpu().numpy()``). An exception in a case is data too: its
@@ -129,6 +131,8 @@ def run(out_dir: str, targets: list[str], cases_dir: str) -> dict[str, object]:
         result["compile_error"] = compile_error
         return result
     encoder = _Encoder()
+    only = os.environ.get("RCB_ONLY_CASES")
+    wanted = None if only is None else set(only.split(","))
     for file in sorted(os.listdir(cases_dir)):
         if not file.endswith(".py") or file.startswith("_"):
             continue
@@ -145,6 +149,8 @@ def run(out_dir: str, targets: list[str], cases_dir: str) -> dict[str, object]:
         modules[rel] = {"cases": [n[len("case_") :] for n in names]}
         for attr in names:
             name = attr[len("case_") :]
+            if wanted is not None and name not in wanted:
+                continue
             try:
                 value = getattr(module, attr)()
                 cases[name] = {"value": encoder.encode(value)}

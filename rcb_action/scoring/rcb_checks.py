@@ -11,6 +11,11 @@ A case that raised, that is missing, or whose code did not compile raises
 :class:`CaseFailed` when a check asks for it, naming the original exception's
 class so the harness can classify the failure.
 
+Which cases each check read (itself or through its fixtures, whatever their
+scope) is written into the junit report as the test's ``rcb_cases`` property: the
+harness reads it off the reference's run to run only those cases for a snippet.
+Asking for the list of names counts as reading every case (``*``).
+
 No code of the model's is in this sandbox; the candidate's files are untrusted
 data, read as JSON and arrays only. This file has no rcb imports.
 """
@@ -28,6 +33,47 @@ ARRAY_KEY = "__rcb_array__"
 FLOAT_KEY = "__rcb_float__"
 _ARRAY_NAME = re.compile(r"^a\d{1,7}$")
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+# Who is reading now (a fixture's name, else a test's node id), and what each read.
+_readers: list[str] = []
+_reads: dict[str, set[str]] = {}
+
+
+def _record(name: str) -> None:
+    if _readers:
+        _reads.setdefault(_readers[-1], set()).add(name)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    _readers.append(f"fixture:{fixturedef.argname}")
+    try:
+        yield
+    finally:
+        _readers.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    _readers.append(item.nodeid)
+    try:
+        yield
+    finally:
+        _readers.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    _readers.append(item.nodeid)
+    try:
+        yield
+    finally:
+        _readers.pop()
+        read = set(_reads.get(item.nodeid, ()))
+        for fixture in getattr(item, "fixturenames", ()):
+            read |= _reads.get(f"fixture:{fixture}", set())
+        item.user_properties.append(("rcb_cases", json.dumps(sorted(read))))
 
 
 class CaseFailed(Exception):
@@ -98,12 +144,15 @@ class CaseOutputs:
 
     def names(self) -> list[str]:
         """The names of the cases that ran."""
+        _record("*")
         return sorted(self._load()["cases"])
 
     def __contains__(self, name: object) -> bool:
+        _record(name if isinstance(name, str) else "*")
         return name in self._load()["cases"]
 
     def __getitem__(self, name: str) -> object:
+        _record(name if isinstance(name, str) else "*")
         data = self._load()
         compile_error = data.get("compile_error")
         if isinstance(compile_error, dict):

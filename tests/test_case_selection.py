@@ -1,0 +1,125 @@
+"""An attempt runs only the cases its snippet's checks read on the reference's run,
+however the checks reach them (directly, or through fixtures of any scope), and every
+case when a check asks for the list of names."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_TASKS, fenced, write_replay
+
+from rcb_action.results import ResultStore
+
+CASES = """import guard
+
+
+def case_scale():
+    print("ran case scale")
+    return guard.SCALE
+
+
+def case_triples():
+    print("ran case triples")
+    return [guard.triple(2), guard.triple(-1)]
+
+
+def case_unused():
+    print("ran case unused")
+    return 0
+"""
+
+CHECKS = """import pytest
+
+
+@pytest.fixture(scope="module")
+def scale(outputs):
+    return outputs["scale"]
+
+
+def test_setup(scale):
+    assert scale == 3
+
+
+def test_setup_again(scale):
+    # the module fixture read "scale" during test_setup: its read still counts here
+    assert scale * 2 == 6
+
+
+def test_triple(outputs, reference):
+    assert outputs["triples"] == [6, -3] == reference["triples"]
+
+
+def test_names(outputs, reference):
+    assert outputs.names() == reference.names()
+"""
+
+TASK = """id: caseguard
+title: "rcb test fixture: which cases an attempt runs"
+arxiv: "0000.00000"
+paper: {source: vendored, license: CC0-1.0}
+published: 2025-06-01
+domain: ml
+kind: snippet
+env: numpy
+timeout_s: 15
+annotated: [src/guard.py]
+snippets:
+  setup:
+    checks: ["checks/test_guard.py::test_setup_again"]
+  triple:
+    checks: ["checks/test_guard.py::test_triple", "checks/test_guard.py::test_names"]
+"""
+
+
+@pytest.fixture
+def tasks(tmp_path: Path) -> Path:
+    root = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS / "caseguard", root / "caseguard")
+    shutil.copytree(FIXTURE_TASKS / "_envs", root / "_envs")
+    (root / "caseguard" / "cases" / "cases_guard.py").write_text(CASES)
+    (root / "caseguard" / "checks" / "test_guard.py").write_text(CHECKS)
+    (root / "caseguard" / "task.yaml").write_text(TASK)
+    return root
+
+
+def _ran(out: Path, log_dir: str | None) -> set[str]:
+    text = (out / str(log_dir) / "cases-output.txt").read_text()
+    return {line.split()[-1] for line in text.splitlines() if line.startswith("ran case ")}
+
+
+def test_an_attempt_runs_only_the_cases_its_checks_read(cli, tasks, tmp_path):
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "evaluate", "--model", "reference", "--model", "null", "--tasks-dir", tasks,
+        "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    records = {(r.snippet, r.model): r for r in ResultStore(out).records()}
+    assert {key: r.status for key, r in records.items()} == {
+        ("setup", "reference"): "pass",
+        ("setup", "null"): "fail",
+        ("triple", "reference"): "pass",
+        ("triple", "null"): "fail",
+    }
+    # test_setup_again reads "scale" only through a module fixture set up before it ran.
+    assert _ran(out, records[("setup", "reference")].log_dir) == {"scale"}
+    # outputs.names() reads every case.
+    assert _ran(out, records[("triple", "reference")].log_dir) == {"scale", "triples", "unused"}
+
+
+def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):
+    replay = write_replay(
+        tmp_path / "answers.jsonl",
+        [{"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 4")}],
+    )
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "evaluate", "--model", f"replay:{replay}", "--tasks-dir", tasks, "--tasks", "caseguard",
+        "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    record = next(r for r in ResultStore(out).records() if r.snippet == "setup")
+    assert record.status == "fail" and record.failure_class == "assertion", record.message
+    assert _ran(out, record.log_dir) == {"scale"}
