@@ -27,7 +27,7 @@ from conftest import FIXTURE_TASKS, TASKS, fenced, write_replay
 from rcb_action.results import ResultStore
 from rcb_action.runner import EvalConfig, evaluate
 from rcb_action.sandbox import Limits
-from rcb_action.tasks import load_tasks
+from rcb_action.tasks import Task, load_tasks
 
 pytestmark = pytest.mark.slow
 
@@ -117,15 +117,23 @@ def _run(rows, out: Path, tasks_dir: Path, tasks: str, sandbox: str, **limits) -
     return ResultStore(out).records()
 
 
+def _most_checked(task: Task) -> str:
+    return max(task.snippet_names(), key=lambda name: len(task.tests_for(name)))
+
+
 def _forging_answer(body: str) -> str:
     return fenced(FORGE + ALWAYS + body)
 
 
 @pytest.mark.parametrize("sandbox", BACKENDS)
 def test_rebinding_the_assertion_helpers_forges_nothing(sandbox, request, tmp_path, cli):
-    """Every snippet of every task with cases and checks, answered by code that rebinds
-    the assertion helpers and does nothing else, scores 0; an in-process task with the
-    same answer is labelled forgeable."""
+    """Every task with cases and checks, answered by code that rebinds the assertion
+    helpers and does nothing else, scores 0; an in-process task with the same answer is
+    labelled forgeable.
+
+    The forging code is the same in every snippet and can only reach the run sandbox, so
+    one snippet per task (the one with the most checks) is asked; `null` fails every
+    snippet in test_all_tasks."""
     _backend_or_skip(sandbox, request)
     tasks = [t for t in load_tasks(TASKS) if t.grading == "cases"]
     assert {"adopt"} <= {t.id for t in tasks}
@@ -133,10 +141,9 @@ def test_rebinding_the_assertion_helpers_forges_nothing(sandbox, request, tmp_pa
     if sandbox == "docker":
         tasks = [t for t in tasks if t.config.env == "numpy"]
     rows = [
-        {"task": t.id, "snippet": name, "model": "forger", "completion": _forging_answer("pass\n")}
+        {"task": t.id, "snippet": _most_checked(t), "model": "forger", "completion": _forging_answer("pass\n")}
         for t in tasks
-        for name in t.snippet_names()
-    ]
+    ]  # fmt: skip
     records = _run(rows, tmp_path / "real", TASKS, ",".join(t.id for t in tasks), sandbox)
     assert len(records) == len(rows)
     assert all(r.grading == "cases" for r in records)
