@@ -1,7 +1,6 @@
 """What the benchmark promises, checked on the task folders themselves (no sandbox runs).
 
-The sandboxed checks (reference passes, null fails) are tests/test_evaluate.py's
-slow test; mutant kills come from the mutants.json files `rcb validate --mutants` writes.
+The sandboxed checks (reference passes, null fails) are tests/test_all_tasks.py; mutant kills come from the mutants.json files `rcb validate --mutants` writes.
 """
 
 import datetime as dt
@@ -9,7 +8,7 @@ import datetime as dt
 import pytest
 from conftest import TASKS
 
-from rcb_action.tasks import load_tasks
+from rcb_action.tasks import LICENSE_FILES, load_tasks
 from rcb_action.validate import read_mutants_file, snippet_sizes
 from rcb_action.validate._index import render_index
 
@@ -17,20 +16,30 @@ SNIPPET_TASKS = [t for t in load_tasks(TASKS) if t.config.kind == "snippet"]
 
 
 def test_size_breadth_and_balance():
-    assert len(SNIPPET_TASKS) >= 12
-    assert sum(len(t.snippets) for t in SNIPPET_TASKS) >= 150
-    assert sum(1 for t in SNIPPET_TASKS if t.config.domain != "ml") >= 3
+    """Floors the benchmark keeps while it grows towards its goal (30 papers, 2,000
+    weighted lines, no paper above 8%; tasks/README.md reports where it stands)."""
+    assert len(SNIPPET_TASKS) >= 8
+    assert sum(t.weight(n) for t in SNIPPET_TASKS for n in t.snippet_names()) >= 600
+    outside_ml = {t.config.domain for t in SNIPPET_TASKS if t.config.domain != "ml"}
+    assert len(outside_ml) >= 4, outside_ml
+    assert sum(1 for t in SNIPPET_TASKS if t.config.published >= dt.date(2025, 7, 1)) >= 8
     weights = {t.id: sum(t.weight(n) for n in t.snippet_names()) for t in SNIPPET_TASKS}
     total = sum(weights.values())
     heaviest = max(weights, key=weights.get)
-    assert weights[heaviest] / total <= 0.15, (
+    assert weights[heaviest] / total <= max(0.15, 1.5 / len(weights)), (
         f"{heaviest} holds {weights[heaviest] / total:.1%} of the weight"
     )
 
 
+def test_every_snippet_task_is_built_from_the_authors_code():
+    """The re-implementations of the first version are retired: every snippet task
+    pins the authors' repository (test_a_task_from_the_authors_code checks the rest)."""
+    assert [t.id for t in SNIPPET_TASKS if t.config.code_commit is None] == []
+
+
 @pytest.mark.parametrize("task", SNIPPET_TASKS, ids=lambda t: t.id)
 def test_task_is_complete(task):
-    assert task.config.published >= dt.date(2024, 1, 1)
+    assert task.config.published >= dt.date(2025, 1, 1)
     assert (task.root / "notes.md").read_text().strip()
     assert task.config.paper.source == "arxiv" and task.config.arxiv_version  # the LaTeX, pinned
     for name in task.snippet_names():
@@ -63,7 +72,7 @@ def test_a_task_from_the_authors_code(task):
     with cases and checks, snippets sized like ResearchCodeBench's."""
     assert task.grading == "cases"
     assert task.config.code_url and task.config.code_license
-    assert any((task.root / name).is_file() for name in ("LICENSE", "LICENSE.md", "LICENSE.txt"))
+    assert any((task.root / name).is_file() for name in LICENSE_FILES)
     sizes = snippet_sizes(task)
     assert sizes.mean >= 6 and sizes.short_share <= 0.25, (task.id, str(sizes))
     assert task.config.agent is not None, f"{task.id}: no visible checks for agent mode"

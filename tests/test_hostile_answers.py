@@ -136,10 +136,10 @@ def test_rebinding_the_assertion_helpers_forges_nothing(sandbox, request, tmp_pa
     snippet in test_all_tasks."""
     _backend_or_skip(sandbox, request)
     tasks = [t for t in load_tasks(TASKS) if t.grading == "cases"]
-    assert {"adopt"} <= {t.id for t in tasks}
     # Docker builds an image per environment; the numpy ones keep this test quick.
     if sandbox == "docker":
         tasks = [t for t in tasks if t.config.env == "numpy"]
+    assert tasks, "no task with cases and checks to forge"
     rows = [
         {"task": t.id, "snippet": _most_checked(t), "model": "forger", "completion": _forging_answer("pass\n")}
         for t in tasks
