@@ -123,3 +123,51 @@ def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):
     record = next(r for r in ResultStore(out).records() if r.snippet == "setup")
     assert record.status == "fail" and record.failure_class == "assertion", record.message
     assert _ran(out, record.log_dir) == {"scale"}
+
+
+def test_cases_that_depend_on_each_other_are_a_validation_error(cli, tasks):
+    """A case that reads state an earlier case left (here a shared random stream) gives
+    other values when it runs alone: validate says so instead of failing attempts later."""
+    (tasks / "caseguard" / "cases" / "cases_guard.py").write_text(
+        CASES
+        + """
+
+import random
+
+_STREAM = random.Random(7)
+
+
+def case_first_draw():
+    return _STREAM.random()
+
+
+def case_second_draw():
+    return [_STREAM.random(), guard.triple(1)]
+"""
+    )
+    (tasks / "caseguard" / "checks" / "test_guard.py").write_text(
+        CHECKS
+        + """
+
+def test_second_draw(outputs, reference):
+    assert outputs["second_draw"] == reference["second_draw"]
+"""
+    )
+    (tasks / "caseguard" / "task.yaml").write_text(
+        TASK.replace(
+            '"checks/test_guard.py::test_names"]',
+            '"checks/test_guard.py::test_names", "checks/test_guard.py::test_second_draw"]\n'
+            '  other:\n    checks: ["checks/test_guard.py::test_second_draw"]',
+        )
+    )
+    guard = tasks / "caseguard" / "src" / "guard.py"
+    guard.write_text(
+        guard.read_text()
+        + '\n\ndef quadruple(x):\n    # <paper2code name="other">\n    return 4 * x\n'
+        '    # </paper2code name="other">\n'
+    )
+    code, out, err = cli("validate", tasks / "caseguard", "--seeds", "1")
+    assert code == 1, out + err
+    assert "snippet 'other': the reference fails when only the cases its checks read" in out + err
+    assert "(second_draw)" in out + err
+    assert "snippet 'triple'" not in out + err  # test_names reads every case: it runs them all

@@ -155,6 +155,21 @@ def check_task(
                         f"key 'snippets.{name}': no tests selected; the whole suite decides",
                     )
                 )
+            if key in expected.cases:
+                # Attempts run only the cases these checks read: the reference must pass so.
+                own = score_snippet(
+                    sandboxes, task, name, "".join(task.reference_body(name)), expected
+                ).run
+                if not own.passed:
+                    check.problems.append(
+                        Problem(
+                            yaml_path,
+                            None,
+                            f"snippet '{name}': the reference fails when only the cases its checks "
+                            f"read ({', '.join(expected.cases[key]) or 'none'}) are run; do the cases "
+                            f"depend on each other (shared random state, order)? {own.message}",
+                        )
+                    )
             run = score_snippet(sandboxes, task, name, "pass", expected).run
             if run.passed:
                 check.null_passed.append(name)
