@@ -52,7 +52,7 @@ def bare(tasks: list, workdir: Path) -> float:
         python = str(build_venv(task.env_dir) / "bin" / "python")
         pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         env = {
-            "PYTHONPATH": f"{root}/.rcb:{root}/src:{root}",
+            "PYTHONPATH": f"{root}/.rcb:{root}/src:{root}/inputs:{root}",
             "PATH": "/usr/bin:/bin",
             "OMP_NUM_THREADS": "1",
             "RCB_CANDIDATE_DIR": f"{root}/out",

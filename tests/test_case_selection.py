@@ -171,3 +171,48 @@ def test_second_draw(outputs, reference):
     assert "snippet 'other': the reference fails when only the cases its checks read" in out + err
     assert "(second_draw)" in out + err
     assert "snippet 'triple'" not in out + err  # test_names reads every case: it runs them all
+
+
+def test_an_inputs_folder_reaches_both_sandboxes_and_never_the_prompt(cli, fixture_tasks, tmp_path):
+    """inputs/ holds what the cases and the checks both build (seeded inputs): one copy,
+    importable in the run and in the check sandbox, not part of the prompt."""
+    task = fixture_tasks / "casetoy"
+    (task / "inputs").mkdir()
+    (task / "inputs" / "_toy_inputs.py").write_text("POINTS = [1.0, 2.0]\nSLOPE = 2.0\n")
+    cases = task / "cases" / "cases_toy.py"
+    cases.write_text(
+        cases.read_text().replace(
+            "def case_affine_array():\n    return affine(np.array([1.0, 2.0]), 2.0, 1.0)",
+            "def case_affine_array():\n    from _toy_inputs import POINTS, SLOPE\n\n"
+            "    return affine(np.array(POINTS), SLOPE, 1.0)",
+        )
+    )
+    checks = task / "checks" / "test_toy.py"
+    checks.write_text(
+        checks.read_text().replace(
+            '    np.testing.assert_allclose(outputs["affine_array"], [3.0, 5.0])',
+            "    from _toy_inputs import POINTS, SLOPE\n\n"
+            '    np.testing.assert_allclose(outputs["affine_array"], [SLOPE * p + 1.0 for p in POINTS])',
+        )
+    )
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "evaluate", "--model", "reference", "--model", "null", "--tasks-dir", fixture_tasks,
+        "--tasks", "casetoy", "--out", out, "--no-progress", "--agent-turns", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    records = {(r.snippet, r.model): r for r in ResultStore(out).records()}
+    assert records[("affine", "reference")].status == "pass", records[
+        ("affine", "reference")
+    ].message
+    assert records[("affine", "null")].status == "fail"
+    code, prompt, _ = cli("prompt", "casetoy", "affine", "--tasks-dir", fixture_tasks)
+    assert code == 0 and "SLOPE" not in prompt and "_toy_inputs" not in prompt
+
+    (task / "task.yaml").write_text(
+        (task / "task.yaml")
+        .read_text()
+        .replace("context: [src/helpers.py]", "context: [src/helpers.py, inputs/_toy_inputs.py]")
+    )
+    code, out, err = cli("validate", task)
+    assert code == 1 and "'inputs/_toy_inputs.py' is inside inputs" in out + err

@@ -65,7 +65,8 @@ def _read(sandbox: Sandbox, rel: str, limit: int) -> tuple[bytes | None, str | N
 
 
 def _pythonpath(base: str) -> str:
-    return f"{base}/{HARNESS_DIR}:{base}/src:{base}"
+    # inputs/: a task's input builders, shared by its cases and its checks.
+    return f"{base}/{HARNESS_DIR}:{base}/src:{base}/inputs:{base}"
 
 
 def run_pytest(

@@ -46,7 +46,7 @@ from rcb_action.scoring._grade import (
 from rcb_action.scoring._reach import harness_reach
 from rcb_action.scoring._run import VERDICT_PLUGIN, plugin_source, run_tests, task_files
 from rcb_action.splice import splice
-from rcb_action.tasks import Task
+from rcb_action.tasks import INPUTS_DIR, Task
 
 CASES_PROGRAM = "rcb_cases"
 CHECKS_PLUGIN = "rcb_checks"
@@ -330,7 +330,9 @@ def _visible_files(task: Task) -> list[str]:
     helpers = {
         rel
         for rel in task.check_files
-        if Path(rel).name == "conftest.py" or Path(rel).name.startswith("_")
+        if Path(rel).name == "conftest.py"
+        or Path(rel).name.startswith("_")
+        or rel.startswith(f"{INPUTS_DIR}/")
     }
     return sorted(named | helpers)
 

@@ -1,6 +1,7 @@
 """Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
 
 from rcb_action.tasks._loader import (
+    INPUTS_DIR,
     LICENSE_FILES,
     Task,
     find_tasks,
@@ -28,6 +29,7 @@ from rcb_action.tasks._schema import (
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
+    "INPUTS_DIR",
     "LICENSE_FILES",
     "VENDORED_LICENSES",
     "AgentVisibility",

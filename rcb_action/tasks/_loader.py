@@ -28,6 +28,9 @@ _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 # Files in a task folder that describe the task and never enter a sandbox.
 # The names a task's copy of the authors' licence may have.
 LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
+# A task's shared input builders: copied into the run and the check sandbox, importable
+# in both (on PYTHONPATH), never shown to the model.
+INPUTS_DIR = "inputs"
 _META_FILES = {
     "task.yaml", "paper.md", "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
     "mutants.json", *LICENSE_FILES,
@@ -230,7 +233,7 @@ def _check_paths(root: Path, config: TaskConfig, label: str) -> None:
     Raises:
         TaskError: one line naming the key and the path.
     """
-    hidden: list[tuple[str, Path]] = []
+    hidden: list[tuple[str, Path]] = [("inputs", (root / INPUTS_DIR).resolve())]
     for key in ("tests_dir", "cases_dir", "checks_dir"):
         folder = _inside(root, label, key, getattr(config, key))
         # A tests_dir of "." (imported ResearchCodeBench tasks) holds the sources too.
@@ -243,7 +246,8 @@ def _check_paths(root: Path, config: TaskConfig, label: str) -> None:
                 if path.is_relative_to(folder):
                     raise TaskError(
                         f"{label}: key '{key}': '{rel}' is inside {folder_key} "
-                        f"'{getattr(config, folder_key)}' (tests, cases and checks are never shown)"
+                        f"'{getattr(config, folder_key, INPUTS_DIR)}' (tests, cases, checks and "
+                        "inputs are never shown)"
                     )
 
 
@@ -337,7 +341,10 @@ def load_task(root: Path) -> Task:
     if config.kind == "snippet" and _grading(root, config, label) == "cases":
         grading = "cases"
         checks_prefix = config.checks_dir.rstrip("/") + "/"
-        check_files = [rel for rel in sandbox_files if rel.startswith(checks_prefix)]
+        # inputs/ (builders of the cases' inputs) goes to both sandboxes.
+        check_files = [
+            rel for rel in sandbox_files if rel.startswith((checks_prefix, f"{INPUTS_DIR}/"))
+        ]
         run_files = [rel for rel in sandbox_files if not rel.startswith(checks_prefix)]
         if config.agent is not None:
             for rel in config.agent.checks:
