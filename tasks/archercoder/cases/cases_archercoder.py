@@ -18,7 +18,6 @@ import numpy as np
 import torch
 from torch import nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _archer_inputs import SEED, hand_batch, random_batch, random_policy_inputs  # noqa: E402
 
 import verl.workers.actor.dp_actor as dp_actor  # noqa: E402
