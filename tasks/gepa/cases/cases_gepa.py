@@ -12,7 +12,6 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _gepa_inputs import (  # noqa: E402
     HAND_CANDIDATES,
     HAND_PARENTS,
