@@ -15,7 +15,6 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _deepconf_inputs import (  # noqa: E402
     EOS,
     GROUP,

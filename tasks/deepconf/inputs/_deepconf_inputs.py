@@ -1,9 +1,10 @@
 """Seeded inputs for the deepconf cases and checks.
 
-cases/_deepconf_inputs.py and checks/_deepconf_inputs.py are identical copies: the
-checks regenerate every input from the same seeds instead of reading it back from
-what the cases returned. RCB_SEED (set alike in both sandboxes; 0 when grading) varies
-every random input; rcb validate runs several seeds.
+The cases and the checks both import this file (inputs/ is on the path in both
+sandboxes): the checks regenerate every input from the same seeds instead of
+reading it back from what the cases returned. RCB_SEED (set alike in both
+sandboxes; 0 when grading) varies every random input; rcb validate runs several
+seeds.
 """
 
 import os
