@@ -144,7 +144,12 @@ def test_rebinding_the_assertion_helpers_forges_nothing(sandbox, request, tmp_pa
         {"task": t.id, "snippet": _most_checked(t), "model": "forger", "completion": _forging_answer("pass\n")}
         for t in tasks
     ]  # fmt: skip
-    records = _run(rows, tmp_path / "real", TASKS, ",".join(t.id for t in tasks), sandbox)
+    asked = {(row["task"], row["snippet"]) for row in rows}
+    records = [
+        r
+        for r in _run(rows, tmp_path / "real", TASKS, ",".join(t.id for t in tasks), sandbox)
+        if (r.task, r.snippet) in asked  # the replay has no answer for the other snippets
+    ]
     assert len(records) == len(rows)
     assert all(r.grading == "cases" for r in records)
     passed = [(r.task, r.snippet) for r in records if r.status == "pass"]

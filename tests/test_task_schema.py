@@ -70,7 +70,7 @@ def _edit(task_dir: Path, old: str, new: str) -> None:
         (
             "context: [src/helpers.py]",
             "context: [tests/test_toy.py]",
-            "key 'context': 'tests/test_toy.py' is inside tests_dir 'tests' (tests, cases and checks are never shown)",
+            "key 'context': 'tests/test_toy.py' is inside tests_dir 'tests' (tests, cases, checks and inputs are never shown)",
         ),
         (
             "annotated: [src/toy.py]",
