@@ -362,19 +362,19 @@ def f(x, y):
 
 def test_validate_reports_giveaways_and_sizes(cli, fixture_tasks):
     root = fixture_tasks / "casetoy"
-    code, out, err = cli("validate", root)
+    code, out, err = cli("validate", root, "--seeds", "1")  # seeds: tested elsewhere
     assert code == 0, out + err
     sizes = "mean 2.2 weighted lines, 60% of 1-2 lines, 9 distinct of 11 weighted lines"
     assert sizes in next(line for line in err.splitlines() if line.startswith("ok    casetoy"))
     toy = root / "src" / "toy.py"
     toy.write_text(toy.read_text() + "\n\ndef norm_copy(x, total):\n")
     toy.write_text(toy.read_text() + "    return float(np.sqrt(total))\n")
-    code, out, err = cli("validate", root)
+    code, out, err = cli("validate", root, "--seeds", "1")  # seeds: tested elsewhere
     assert code == 0  # a v1 task: flagged for review only
     copied = "snippet 'norm': masked line `return float(np.sqrt(total))` is visible verbatim"
     assert copied in err and "a v1 task" in err
     _from_the_authors_code(root)
-    code, out, err = cli("validate", root)
+    code, out, err = cli("validate", root, "--seeds", "1")  # seeds: tested elsewhere
     assert code == 1
     assert (
         f"{root}/src/toy.py:26: snippet 'norm': masked line `return float(np.sqrt(total))` "
