@@ -34,7 +34,7 @@ from rcb_action.results import ResultStore
 from rcb_action.runner import EvalConfig, evaluate
 from rcb_action.sandbox import build_venv
 from rcb_action.scoring import plugin_source, task_files
-from rcb_action.tasks import load_tasks, resolve_tasks_dir
+from rcb_action.tasks import INPUTS_DIR, load_tasks, resolve_tasks_dir
 
 
 def bare(tasks: list, workdir: Path) -> float:
@@ -52,7 +52,7 @@ def bare(tasks: list, workdir: Path) -> float:
         python = str(build_venv(task.env_dir) / "bin" / "python")
         pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         env = {
-            "PYTHONPATH": f"{root}/.rcb:{root}/src:{root}/inputs:{root}",
+            "PYTHONPATH": f"{root}/.rcb:{root}/src:{root}/{INPUTS_DIR}:{root}",
             "PATH": "/usr/bin:/bin",
             "OMP_NUM_THREADS": "1",
             "RCB_CANDIDATE_DIR": f"{root}/out",

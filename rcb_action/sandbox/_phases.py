@@ -20,6 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from rcb_action.sandbox._base import ExecResult, Sandbox, UnsafeFileError
+from rcb_action.tasks import INPUTS_DIR
 
 HARNESS_DIR = ".rcb"
 # Bytes the harness reads back, per file.
@@ -66,7 +67,7 @@ def _read(sandbox: Sandbox, rel: str, limit: int) -> tuple[bytes | None, str | N
 
 def _pythonpath(base: str) -> str:
     # inputs/: a task's input builders, shared by its cases and its checks.
-    return f"{base}/{HARNESS_DIR}:{base}/src:{base}/inputs:{base}"
+    return f"{base}/{HARNESS_DIR}:{base}/src:{base}/{INPUTS_DIR}:{base}"
 
 
 def run_pytest(

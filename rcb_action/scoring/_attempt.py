@@ -195,16 +195,18 @@ def _run_cases(
     )
 
 
-def _cases_read(run: TestRun, chosen: list[str]) -> list[str] | None:
-    """The cases the ``chosen`` checks read on this run, from the ``rcb_cases``
-    property rcb_checks writes per test; None (every case) when a check read the
-    list of names or left no record."""
+def _recorded_reads(run: TestRun) -> dict[str, str | None]:
+    """Per check of ``run``, the ``rcb_cases`` property rcb_checks wrote (the JSON list
+    of the cases it read); empty when the report does not parse."""
     try:
-        recorded = {
-            case.nodeid: case.properties.get("rcb_cases") for case in parse_junit(run.junit)
-        }
+        return {case.nodeid: case.properties.get("rcb_cases") for case in parse_junit(run.junit)}
     except ValueError:
-        return None
+        return {}
+
+
+def _cases_read(recorded: dict[str, str | None], chosen: list[str]) -> list[str] | None:
+    """The cases the ``chosen`` checks read (see :func:`_recorded_reads`); None (every
+    case) when a check read the list of names or left no record."""
     read: set[str] = set()
     for nodeid in chosen:
         text = recorded.get(nodeid)
@@ -376,7 +378,8 @@ def _reference_cases(task: Task, sandboxes: Sandboxes, seed: int = 0) -> Expecte
             errors[key] = f"no check matches the selection {selection}"
         else:
             ids[key] = chosen
-    cases = {key: read for key in ids if (read := _cases_read(run, ids[key])) is not None}
+    recorded = _recorded_reads(run)
+    cases = {key: read for key in ids if (read := _cases_read(recorded, ids[key])) is not None}
     expected = Expected(ids=ids, errors=errors, seconds=seconds, outputs=outputs, cases=cases)
     if task.config.agent is not None:
         visible = _visible_reference(task, outputs)

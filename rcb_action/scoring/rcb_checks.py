@@ -55,15 +55,6 @@ def pytest_fixture_setup(fixturedef, request):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item):
-    _readers.append(item.nodeid)
-    try:
-        yield
-    finally:
-        _readers.pop()
-
-
-@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     _readers.append(item.nodeid)
     try:

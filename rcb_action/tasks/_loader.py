@@ -233,21 +233,21 @@ def _check_paths(root: Path, config: TaskConfig, label: str) -> None:
     Raises:
         TaskError: one line naming the key and the path.
     """
-    hidden: list[tuple[str, Path]] = [("inputs", (root / INPUTS_DIR).resolve())]
+    # (what the folder is, its path as written, where it is)
+    hidden: list[tuple[str, str, Path]] = [("inputs", INPUTS_DIR, (root / INPUTS_DIR).resolve())]
     for key in ("tests_dir", "cases_dir", "checks_dir"):
         folder = _inside(root, label, key, getattr(config, key))
         # A tests_dir of "." (imported ResearchCodeBench tasks) holds the sources too.
         if folder != root.resolve():
-            hidden.append((key, folder))
+            hidden.append((key, getattr(config, key), folder))
     for key in ("annotated", "context"):
         for rel in getattr(config, key):
             path = _inside(root, label, key, rel)
-            for folder_key, folder in hidden:
+            for folder_key, written, folder in hidden:
                 if path.is_relative_to(folder):
                     raise TaskError(
-                        f"{label}: key '{key}': '{rel}' is inside {folder_key} "
-                        f"'{getattr(config, folder_key, INPUTS_DIR)}' (tests, cases, checks and "
-                        "inputs are never shown)"
+                        f"{label}: key '{key}': '{rel}' is inside {folder_key} '{written}' "
+                        "(tests, cases, checks and inputs are never shown)"
                     )
 
 
