@@ -123,6 +123,7 @@ def test_litellm_path_retries_and_records_usage(tmp_path):
         tasks_dir=FIXTURE_TASKS,
         tasks="toy",
         workers=1,
+        concurrency=1,  # the mocks are taken in call order
         progress=False,
     )
     evaluate(config, model_objects=[model])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,9 +13,7 @@ from rcb_action.agent._base import (
     ToolCall,
     turn_from_dict,
 )
-from rcb_action.errors import RcbError
-from rcb_action.models import LiteLLMModel, ModelCallError, ModelInfo
-from rcb_action.models._litellm import _RETRIED, import_litellm
+from rcb_action.models import LiteLLMModel, ModelCallError, ModelInfo, estimate_tokens
 from rcb_action.tasks import Task
 
 MockTurn = dict[str, Any] | str
@@ -77,31 +73,13 @@ class LiteLLMAgent(LiteLLMModel, AgentModel):
             ModelCallError: the provider failed after retries.
             RcbError: the provider rejected the API key.
         """
-        litellm = import_litellm()
-        retryable = tuple(getattr(litellm, n) for n in _RETRIED if hasattr(litellm, n))
-        last_error: Exception | None = None
-        for attempt in range(self.max_attempts):
-            kwargs = {"timeout": self.timeout_s, **self._mock_kwargs()}
-            started = time.monotonic()
-            try:
-                with self._slots:
-                    response = litellm.completion(
-                        model=self.litellm_name, messages=messages, tools=tools, **kwargs
-                    )
-            except retryable as exc:
-                last_error = exc
-                self.retries += 1
-                time.sleep(min(self.backoff_s * (2**attempt) * (0.5 + random.random()), 120.0))
-                continue
-            except litellm.AuthenticationError:
-                raise RcbError(f"--model {self.name}: the provider rejected the API key") from None
-            except Exception as exc:
-                raise ModelCallError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-            return self._turn(litellm, response, time.monotonic() - started)
-        raise ModelCallError(
-            f"{self.name}: gave up after {self.max_attempts} attempts: "
-            f"{type(last_error).__name__}: {last_error}"
+        tokens = estimate_tokens("".join(str(m.get("content") or "") for m in messages))
+        litellm, response, latency = self.call(
+            messages,
+            tokens=tokens,
+            options=lambda: {"tools": tools, **self._mock_kwargs()},
         )
+        return self._turn(litellm, response, latency)
 
     def _turn(self, litellm: Any, response: Any, latency: float) -> AgentTurn:
         message = response.choices[0].message

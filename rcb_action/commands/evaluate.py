@@ -53,7 +53,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--workers", type=int, default=min(os.cpu_count() or 1, 8), metavar="N",
-        help="attempts in flight at once (model calls and test runs overlap; default: CPU count)",
+        help="test runs in flight at once (default: the CPU count, at most 8)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--concurrency", type=int, default=16, metavar="N",
+        help="model calls in flight at once per model (default 16; a model's 'concurrency' in "
+        "the registry wins); halves on a rate limit and grows back",
+    )  # fmt: skip
+    parser.add_argument(
+        "--dry-run", action="store_true",
+        help="print per model the attempts, calls, estimated tokens and dollars, then exit "
+        "(nothing is called or run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-cost", type=float, default=None, metavar="USD",
+        help="start no new model call once the dollars recorded for these models in OUT reach "
+        "USD; what is in flight finishes, and a rerun with a higher cap resumes",
     )  # fmt: skip
     add_sandbox(parser)
     parser.add_argument(
@@ -116,7 +131,14 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         limits=Limits(memory_mb=args.memory_mb),
         agent_turns=args.agent_turns,
+        concurrency=args.concurrency,
+        max_cost_usd=args.max_cost,
     )
+    if args.dry_run:
+        from rcb_action.runner import estimate, format_estimates
+
+        print(format_estimates(estimate(config), config))
+        return 0
     summary = evaluate(config)
     if summary.seconds:
         print(

@@ -1,8 +1,9 @@
 """Models: litellm for every provider, and the built-ins ``reference``, ``null``, ``replay:FILE``."""
 
 from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
-from rcb_action.models._builtin import NullModel, ReferenceModel, ReplayModel
-from rcb_action.models._litellm import LiteLLMModel
+from rcb_action.models._builtin import NullModel, ReferenceModel, ReplayModel, fenced
+from rcb_action.models._limits import CallLimiter, retry_after_s
+from rcb_action.models._litellm import LiteLLMModel, estimate_tokens, import_litellm
 from rcb_action.models._registry import (
     DECLARED_NOTE,
     SUBMISSION_REGISTRY,
@@ -15,6 +16,7 @@ from rcb_action.models._resolve import get_model
 __all__ = [
     "DECLARED_NOTE",
     "SUBMISSION_REGISTRY",
+    "CallLimiter",
     "Completion",
     "CompletionRequest",
     "LiteLLMModel",
@@ -25,6 +27,10 @@ __all__ = [
     "ReferenceModel",
     "Registry",
     "ReplayModel",
+    "estimate_tokens",
+    "fenced",
     "get_model",
+    "import_litellm",
     "load_registry",
+    "retry_after_s",
 ]

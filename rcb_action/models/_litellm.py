@@ -1,4 +1,4 @@
-"""Any provider through litellm, with retries, a concurrency limit and cost accounting.
+"""Any provider through litellm, with retries, an adaptive concurrency limit and cost accounting.
 
 litellm is imported lazily: it costs seconds at import and is never needed for the
 built-in models or for ``--help``.
@@ -10,11 +10,12 @@ import os
 import random
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
+from rcb_action.models._limits import CallLimiter, retry_after_s
 from rcb_action.models._registry import ModelInfo
 from rcb_action.prompts import Prompt
 
@@ -44,6 +45,12 @@ def cache_tokens(usage: Any) -> tuple[int, int]:
     return int(cached), int(written)
 
 
+def estimate_tokens(text: str) -> int:
+    """Input tokens of ``text`` before the provider counts them: about four characters
+    a token for English prose and code, the rule of thumb tokenizers agree on."""
+    return len(text) // 4 + 1
+
+
 def import_litellm() -> Any:
     """Import litellm with its price map taken from the installed package (no network)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "true")
@@ -59,7 +66,9 @@ class LiteLLMModel(Model):
     Args:
         name: the litellm model name (``provider/model``).
         info: its registry entry, when there is one.
-        max_concurrency: calls in flight at once for this model.
+        max_concurrency: calls in flight at once for this model (the registry's
+            ``concurrency`` for it, when set, wins); it halves on a rate limit and
+            grows back one by one (see :class:`~rcb_action.models._limits.CallLimiter`).
         max_attempts: attempts per request on retryable errors (rate limits,
             server errors, timeouts, connection errors).
         backoff_s: the first retry's delay; it doubles each attempt, with jitter.
@@ -75,7 +84,7 @@ class LiteLLMModel(Model):
         name: str,
         info: ModelInfo | None = None,
         *,
-        max_concurrency: int = 4,
+        max_concurrency: int = 16,
         max_attempts: int = 6,
         backoff_s: float = 2.0,
         timeout_s: float = 600.0,
@@ -87,7 +96,8 @@ class LiteLLMModel(Model):
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
-        self._slots = threading.Semaphore(max(1, max_concurrency))
+        ceiling = info.concurrency if info and info.concurrency else max_concurrency
+        self.limiter = CallLimiter(ceiling, info.tokens_per_minute if info else None)
         self._mocks = list(mock_responses) if mock_responses is not None else None
         self._mock_lock = threading.Lock()
         self.retries = 0
@@ -178,47 +188,83 @@ class LiteLLMModel(Model):
             saved -= written * max(write - full, 0.0)
         return float(saved)
 
-    def complete(self, request: CompletionRequest) -> Completion:
+    def call(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tokens: int,
+        options: Callable[[], dict[str, Any]],
+    ) -> tuple[Any, Any, float]:
+        """One completion through litellm, within this model's limiter, retried on
+        rate limits (the limit halves, ``Retry-After`` is honoured), server errors,
+        timeouts and connection errors.
+
+        Args:
+            messages: the conversation.
+            tokens: the input tokens it is estimated to cost (for a tokens-per-minute budget).
+            options: the extra ``litellm.completion`` arguments of each attempt (mocks, tools).
+
+        Returns:
+            ``(litellm, response, seconds the successful call took)``.
+
+        Raises:
+            RcbError: the provider rejected the API key.
+            ModelCallError: any other failure, or still failing after ``max_attempts``.
+        """
         litellm = import_litellm()
         retryable = tuple(getattr(litellm, n) for n in _RETRIED if hasattr(litellm, n))
-        messages = [{"role": "user", "content": self._content(request.prompt)}]
         last_error: Exception | None = None
         for attempt in range(self.max_attempts):
-            kwargs: dict[str, Any] = {"timeout": self.timeout_s}
-            mock = self._next_mock()
-            if mock is not None:
-                kwargs["mock_response"] = mock
-            started = time.monotonic()
+            kwargs: dict[str, Any] = {"timeout": self.timeout_s, **options()}
             try:
-                with self._slots:
+                with self.limiter.slot(tokens):
+                    started = time.monotonic()
                     response = litellm.completion(
                         model=self.litellm_name, messages=messages, **kwargs
                     )
+                    latency = time.monotonic() - started
             except retryable as exc:
                 last_error = exc
                 self.retries += 1
-                delay = self.backoff_s * (2**attempt) * (0.5 + random.random())
-                time.sleep(min(delay, 120.0))
+                wait_s = None
+                if isinstance(exc, litellm.RateLimitError):
+                    wait_s = retry_after_s(exc)
+                    self.limiter.rate_limited_for(wait_s)
+                if wait_s is None:  # no Retry-After: exponential backoff with jitter
+                    delay = self.backoff_s * (2**attempt) * (0.5 + random.random())
+                    time.sleep(min(delay, 120.0))
                 continue
             except litellm.AuthenticationError:
                 raise RcbError(f"--model {self.name}: the provider rejected the API key") from None
             except Exception as exc:
                 raise ModelCallError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
-            latency = time.monotonic() - started
-            usage = getattr(response, "usage", None)
-            tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
-            tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
-            cached, written = cache_tokens(usage)
-            text = response.choices[0].message.content or ""
-            return Completion(
-                text=text,
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                cost_usd=self._cost(litellm, response, tokens_in, tokens_out),
-                latency_s=latency,
-                tokens_cached=cached,
-                cost_saved_usd=self._saved(litellm, cached, written),
-            )
+            self.limiter.succeeded()
+            return litellm, response, latency
         raise ModelCallError(
-            f"{self.name}: gave up after {self.max_attempts} attempts: {type(last_error).__name__}: {last_error}"
+            f"{self.name}: gave up after {self.max_attempts} attempts: "
+            f"{type(last_error).__name__}: {last_error}"
+        )
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        def options() -> dict[str, Any]:
+            mock = self._next_mock()
+            return {} if mock is None else {"mock_response": mock}
+
+        messages = [{"role": "user", "content": self._content(request.prompt)}]
+        litellm, response, latency = self.call(
+            messages, tokens=estimate_tokens(request.prompt.text), options=options
+        )
+        usage = getattr(response, "usage", None)
+        tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
+        tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
+        cached, written = cache_tokens(usage)
+        text = response.choices[0].message.content or ""
+        return Completion(
+            text=text,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cost_usd=self._cost(litellm, response, tokens_in, tokens_out),
+            latency_s=latency,
+            tokens_cached=cached,
+            cost_saved_usd=self._saved(litellm, cached, written),
         )

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError, field_validator
 
 from rcb_action.errors import RcbError
 from rcb_action.names import MODEL_NAME, MODEL_NAME_RULE, check_model_name, shown
@@ -48,6 +48,10 @@ class ModelInfo(BaseModel):
     input_cost_per_mtok: float | None = None
     output_cost_per_mtok: float | None = None
     litellm_name: str | None = None
+    # Calls in flight at once for this model (overrides --concurrency), and the
+    # provider's input-token budget per minute on the account used.
+    concurrency: PositiveInt | None = None
+    tokens_per_minute: PositiveInt | None = None
     # In the built-in registry: a model submitted by pull request (scored from its
     # replay file, not live) whose entry, cutoff included, a maintainer has checked.
     submitted: bool = False

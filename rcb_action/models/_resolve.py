@@ -12,7 +12,7 @@ from rcb_action.models._registry import Registry
 from rcb_action.names import check_model_name
 
 
-def get_model(spec: str, registry: Registry, *, max_concurrency: int = 4) -> Model:
+def get_model(spec: str, registry: Registry, *, max_concurrency: int = 16) -> Model:
     """``reference``, ``null``, ``replay:FILE`` or any litellm name.
 
     Raises:

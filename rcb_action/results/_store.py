@@ -140,7 +140,8 @@ def read_records(path: Path) -> list[Record]:
     return read_jsonl(path, Record)
 
 
-def _latest(records: Iterable[Record]) -> dict[RecordKey, Record]:
+def latest_records(records: Iterable[Record]) -> dict[RecordKey, Record]:
+    """The newest record for each key, in file order (a later line supersedes)."""
     latest: dict[RecordKey, Record] = {}
     for record in records:
         latest[record.key] = record
@@ -182,7 +183,7 @@ class ResultStore:
 
     def latest(self) -> dict[RecordKey, Record]:
         """The newest record for each key (a rerun of a changed task appends a newer one)."""
-        return _latest(self.records())
+        return latest_records(self.records())
 
     def append(self, record: Record) -> None:
         """Write ``record`` as one line, flushed and fsynced (see :func:`json_line`)."""
@@ -201,7 +202,7 @@ def combine_records(groups: Iterable[Iterable[Record]]) -> dict[RecordKey, Recor
     """
     chosen: dict[RecordKey, Record] = {}
     for group in groups:
-        for key, record in _latest(group).items():
+        for key, record in latest_records(group).items():
             current = chosen.get(key)
             if current is None or (record.scored, record.created_at) >= (
                 current.scored,

@@ -45,7 +45,7 @@ from rcb_action.papers import (
     pinned_name,
 )
 from rcb_action.prompts import Prompt, build_prompt
-from rcb_action.results import Record, RecordKey, ResultStore
+from rcb_action.results import Record, RecordKey, ResultStore, latest_records
 from rcb_action.runner._progress import RunProgress
 from rcb_action.sandbox import EnvironmentBuildError, Limits, SandboxBackend, get_backend
 from rcb_action.scoring import (
@@ -66,6 +66,8 @@ from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
 from rcb_action.text import utf8_safe
 
 HARNESS_RETRIES = 2
+# What a call stage returns when --max-cost was reached before its call started.
+_CAPPED = "not started: --max-cost reached"
 # ``both`` is with and without (the ablation); ``notes`` gives the task's notes.md
 # instead of the paper, a condition recorded and reported apart.
 PaperMode = Literal["with", "without", "both", "notes"]
@@ -95,6 +97,10 @@ class EvalConfig:
     limits: Limits = field(default_factory=Limits)
     # Agent mode: up to this many rewrites after running the visible tests (0: off).
     agent_turns: int = 0
+    # Model calls in flight at once, per model (test runs in flight are ``workers``).
+    concurrency: int = 16
+    # Stop starting model calls once the dollars recorded for the run's models reach this.
+    max_cost_usd: float | None = None
 
 
 @dataclass
@@ -137,6 +143,10 @@ class EvalSummary:
     # Wall-clock seconds of the whole run, and of it building environments.
     seconds: float = 0.0
     env_seconds: float = 0.0
+    # Attempts not started because --max-cost was reached, and the dollars recorded
+    # for the run's models in the results folder (earlier runs included).
+    not_started: int = 0
+    cost_usd: float = 0.0
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -178,6 +188,19 @@ class _Runner:
         self._task_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._expected: dict[str, Expected] = {}
         self.done: dict[RecordKey, Record] = {}
+        # Dollars spent on the run's models: those recorded in the results folder by
+        # earlier runs, and every answer of this run as it arrives.
+        self.cost_usd = 0.0
+        self._cost_lock = threading.Lock()
+
+    def spent(self, usd: float) -> None:
+        with self._cost_lock:
+            self.cost_usd += usd
+
+    def over_budget(self) -> bool:
+        """Whether ``--max-cost`` is reached: no new model call may start."""
+        cap = self.config.max_cost_usd
+        return cap is not None and self.cost_usd >= cap
 
     # sandbox lifecycle: one warm set of sandboxes per task, released when its last item is done
     def backend(self) -> SandboxBackend:
@@ -232,7 +255,10 @@ class _Runner:
             **fields,  # type: ignore[arg-type]
         )
 
-    def attempt(self, item: WorkItem) -> Record | None:
+    def answer(self, item: WorkItem) -> Record | dict[str, Any]:
+        """The first half of an attempt, the model's: its answer and usage (the fields
+        :meth:`scored` takes), or the attempt's final record when there is nothing to
+        test (a task skipped on this machine, a provider that failed after retries)."""
         task = item.task
         skip = self.backend().skip_reason(task)
         if skip:
@@ -245,7 +271,8 @@ class _Runner:
             completion = item.model.complete(request)
         except ModelCallError as exc:
             return self.harness_error(item, str(exc))
-        usage = {
+        self.spent(completion.cost_usd)
+        return {
             "completion": completion.text,
             "tokens_in": completion.tokens_in,
             "tokens_out": completion.tokens_out,
@@ -254,7 +281,13 @@ class _Runner:
             "tokens_cached": completion.tokens_cached,
             "cost_saved_usd": completion.cost_saved_usd,
         }
-        return self.scored(item, usage)
+
+    def attempt(self, item: WorkItem) -> Record | None:
+        """One attempt, answer and test in the calling thread. None when interrupted."""
+        answered = self.answer(item)
+        if isinstance(answered, Record):
+            return answered
+        return self.scored(item, answered)
 
     def harness_error(self, item: WorkItem, message: str) -> Record:
         return self.record(
@@ -360,6 +393,7 @@ class _Runner:
                         prompt=refine_prompt(item.prompt, history),
                     )
                 )
+                self.spent(answer.cost_usd)
                 code = extract_code(answer.text)
                 fields["completion"] = answer.text
                 fields["tokens_in"] += answer.tokens_in
@@ -590,10 +624,88 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
         KeyboardInterrupt: Ctrl-C or SIGTERM, after everything is cleaned up;
             every finished attempt is already on disk.
     """
+    prepared = prepare(config, model_objects=model_objects)
+    items, todo, store = prepared.items, prepared.todo, prepared.store
+    for model in {item.model.name: item.model for item in todo}.values():
+        model.check()
+    summary = EvalSummary(
+        out=config.out,
+        planned=len(items),
+        skipped=len(items) - len(todo),
+        done=0,
+        models=[m.name for m in prepared.models],
+    )
+    if not todo:
+        print(
+            f"rcb: nothing to do: all {len(items)} attempts already in {store.path}",
+            file=sys.stderr,
+        )
+        return summary
+    print(
+        f"rcb: {len(todo)} attempts to run ({summary.skipped} already done) with "
+        f"{config.workers} test worker(s) and up to {config.concurrency} model call(s) in "
+        f"flight per model, sandbox {config.sandbox}; results in {store.path}",
+        file=sys.stderr,
+    )
+    started = time.monotonic()
+    runner = _Runner(config, store)
+    runner.done = prepared.done
+    runner.cost_usd = prepared.recorded_cost_usd
+    if runner.over_budget():
+        print(
+            f"rcb: --max-cost {config.max_cost_usd:g} already reached: "
+            f"${runner.cost_usd:.2f} is recorded for these models in {store.path}; "
+            "no model call will start (raise --max-cost to go on)",
+            file=sys.stderr,
+        )
+    todo = _skip_unbuildable(runner, todo, summary)
+    summary.env_seconds = time.monotonic() - started
+    if todo:
+        for item in todo:
+            runner._pending[item.task.id] += 1
+        _run_pool(runner, todo, summary)
+    else:
+        runner.close()
+    summary.seconds = time.monotonic() - started
+    summary.cost_usd = runner.cost_usd
+    if summary.not_started:
+        print(
+            f"rcb: --max-cost {config.max_cost_usd:g} reached (${runner.cost_usd:.2f} recorded): "
+            f"{summary.not_started} attempt(s) not started; run again with a higher "
+            "--max-cost to resume",
+            file=sys.stderr,
+        )
+    return summary
+
+
+@dataclass
+class Prepared:
+    """A run planned but not started: its models, every attempt, those still to do."""
+
+    models: list[Model]
+    items: list[WorkItem]
+    todo: list[WorkItem]
+    store: ResultStore
+    done: dict[RecordKey, Record]
+    recorded_cost_usd: float
+
+
+def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> Prepared:
+    """Check the configuration, load tasks and models, resolve the papers the prompts
+    need and plan every attempt; nothing is called or run.
+
+    Raises:
+        RcbError: a usage or input problem (bad task, unknown model, a paper that
+            cannot be had).
+    """
     if config.samples < 1:
         raise RcbError("--samples must be at least 1")
     if config.workers < 1:
         raise RcbError("--workers must be at least 1")
+    if config.concurrency < 1:
+        raise RcbError("--concurrency must be at least 1")
+    if config.max_cost_usd is not None and config.max_cost_usd < 0:
+        raise RcbError("--max-cost must be 0 or more (US dollars)")
     if config.agent_turns < 0:
         raise RcbError("--agent-turns must be 0 or more")
     registry = load_registry(config.registry_files)
@@ -605,7 +717,7 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     if not tasks:
         raise RcbError(f"--tasks {config.tasks or '*'}: no snippet task matches")
     models = model_objects or [
-        get_model(spec, registry, max_concurrency=config.workers) for spec in config.models
+        get_model(spec, registry, max_concurrency=config.concurrency) for spec in config.models
     ]
     names = [m.name for m in models]
     if len(set(names)) != len(names):
@@ -613,40 +725,14 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     texts = texts_needed(config, models, tasks)
     store = ResultStore(config.out)
     items = plan(config, models, tasks, texts)
-    done = store.latest()
+    records = store.records()
+    done = latest_records(records)
     skips = (
         _skip_reasons(config, tasks) if any(r.status == "skipped" for r in done.values()) else None
     )
     todo = [item for item in items if not is_done(item, done, skips)]
-    for model in {item.model.name: item.model for item in todo}.values():
-        model.check()
-    summary = EvalSummary(
-        out=config.out, planned=len(items), skipped=len(items) - len(todo), done=0, models=names
-    )
-    if not todo:
-        print(
-            f"rcb: nothing to do: all {len(items)} attempts already in {store.path}",
-            file=sys.stderr,
-        )
-        return summary
-    print(
-        f"rcb: {len(todo)} attempts to run ({summary.skipped} already done) with {config.workers} worker(s), "
-        f"sandbox {config.sandbox}; results in {store.path}",
-        file=sys.stderr,
-    )
-    started = time.monotonic()
-    runner = _Runner(config, store)
-    runner.done = done
-    todo = _skip_unbuildable(runner, todo, summary)
-    summary.env_seconds = time.monotonic() - started
-    if todo:
-        for item in todo:
-            runner._pending[item.task.id] += 1
-        _run_pool(runner, todo, summary)
-    else:
-        runner.close()
-    summary.seconds = time.monotonic() - started
-    return summary
+    recorded = sum(r.cost_usd or 0.0 for r in records if r.model in set(names))
+    return Prepared(models, items, todo, store, done, recorded)
 
 
 def _skip_unbuildable(
@@ -695,50 +781,99 @@ def _skip_unbuildable(
 
 
 def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> None:
+    """Run ``todo`` in two stages with their own limits: model calls (``concurrency``
+    threads; each model's own limiter may hold fewer in flight) and test runs
+    (``workers`` threads). An answered attempt waits for a test worker; at most
+    ``concurrency + 2 * workers`` attempts are between admission and their record,
+    so memory stays flat however long the run. Agent mode alternates calls and
+    visible tests within one attempt, so its attempts run whole on a test worker
+    (their calls still go through the model's limiter)."""
     config = runner.config
+    in_flight = config.concurrency + 2 * config.workers
 
-    def work(item: WorkItem) -> str | None:
+    def save(records: list[Record] | None) -> str | None:
+        if not records or runner.stop.is_set():
+            return None  # interrupted mid-attempt: nothing is recorded, it reruns next time
+        for record in records:
+            runner.store.append(record)
+        return records[-1].status
+
+    def call_stage(item: WorkItem) -> str | dict[str, Any] | None:
+        if item.model.calls_provider and runner.over_budget():
+            runner.item_done(item.task)
+            return _CAPPED
         try:
-            records = runner.attempts(item)
-            if not records or runner.stop.is_set():
-                return None  # interrupted mid-attempt: nothing is recorded, it reruns next time
-            for record in records:
-                runner.store.append(record)
-            return records[-1].status
+            answered = runner.answer(item)
+        except BaseException:
+            runner.item_done(item.task)
+            raise
+        if isinstance(answered, Record):
+            runner.item_done(item.task)
+            return save([answered])
+        return answered
+
+    def test_stage(item: WorkItem, fields: dict[str, Any] | None) -> str | None:
+        try:
+            if fields is None:
+                return save(runner.attempts(item))
+            record = runner.scored(item, fields)
+            return save(None if record is None else [record])
         finally:
             runner.item_done(item.task)
 
-    executor = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb")
+    calls = ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="rcb-call")
+    tests = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb-test")
+
+    def shutdown() -> None:
+        calls.shutdown(wait=False, cancel_futures=True)
+        tests.shutdown(wait=False, cancel_futures=True)
+
     with (
         _interrupts_as_keyboard(),
         RunProgress(len(todo), "evaluate", enabled=config.progress) as progress,
     ):
-        pending: set[Future[str | None]] = set()
+        pending: dict[Future[Any], WorkItem] = {}
         queue = iter(todo)
+
+        def admit() -> None:
+            while len(pending) < in_flight:
+                item = next(queue, None)
+                if item is None:
+                    return
+                if item.model.calls_provider and runner.over_budget():
+                    summary.not_started += 1
+                    runner.item_done(item.task)
+                    continue
+                if item.agent_turns:
+                    pending[tests.submit(test_stage, item, None)] = item
+                else:
+                    pending[calls.submit(call_stage, item)] = item
+
         try:
-            # Keep at most a few items per worker in flight so Ctrl-C has little to cancel.
-            for item in queue:
-                pending.add(executor.submit(work, item))
-                if len(pending) >= 2 * config.workers:
-                    break
+            admit()
             while pending:
-                finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                finished, _ = wait(list(pending), timeout=0.5, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    status = future.result()
-                    if status is not None:
+                    item = pending.pop(future)
+                    result = future.result()
+                    if isinstance(result, dict):
+                        if not runner.stop.is_set():
+                            pending[tests.submit(test_stage, item, result)] = item
+                        continue
+                    if result == _CAPPED:
+                        summary.not_started += 1
+                    elif result is not None:
                         summary.done += 1
-                        progress.advance(status)
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        pending.add(executor.submit(work, nxt))
+                        progress.advance(result, cost_usd=runner.cost_usd)
+                admit()
         except KeyboardInterrupt:
             summary.interrupted = True
             runner.stop.set()
             for future in pending:
                 future.cancel()
             runner.close()
-            wait(pending, timeout=10)
-            executor.shutdown(wait=False, cancel_futures=True)
+            wait(list(pending), timeout=10)
+            shutdown()
             print(
                 f"\nrcb: interrupted; {summary.done} new records are saved in {runner.store.path}. "
                 "Run the same command again to resume.",
@@ -748,7 +883,8 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
         except BaseException:
             runner.stop.set()
             runner.close()
-            executor.shutdown(wait=False, cancel_futures=True)
+            shutdown()
             raise
-    executor.shutdown(wait=True)
+    calls.shutdown(wait=True)
+    tests.shutdown(wait=True)
     runner.close()

@@ -26,6 +26,7 @@ class RunProgress:
         self.total = total
         self.label = label
         self.done = self.passed = self.failed = self.errors = 0
+        self.cost_usd = 0.0
         self._lock = threading.Lock()
         self._console = Console(stderr=True)
         self._live = enabled and self._console.is_terminal
@@ -63,7 +64,8 @@ class RunProgress:
             self._line()
 
     def _counts(self) -> str:
-        return f"pass {self.passed}  fail {self.failed}  harness errors {self.errors}"
+        cost = f"  ${self.cost_usd:.2f}" if self.cost_usd else ""
+        return f"pass {self.passed}  fail {self.failed}  harness errors {self.errors}{cost}"
 
     def _line(self) -> None:
         elapsed = time.monotonic() - self._started
@@ -75,9 +77,12 @@ class RunProgress:
             flush=True,
         )
 
-    def advance(self, status: str) -> None:
+    def advance(self, status: str, *, cost_usd: float | None = None) -> None:
+        """One attempt done with ``status``; ``cost_usd``: the dollars recorded so far."""
         with self._lock:
             self.done += 1
+            if cost_usd is not None:
+                self.cost_usd = cost_usd
             if status == "pass":
                 self.passed += 1
             elif status == "fail":
