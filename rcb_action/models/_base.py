@@ -70,6 +70,11 @@ class Model(ABC):
         """Raise :class:`~rcb_action.errors.RcbError` if the model cannot be used (e.g. a missing key)."""
         return None
 
+    def check_prompt(self, task_id: str, snippet: str, sample: int, prompt: Prompt) -> None:
+        """Raise :class:`~rcb_action.errors.RcbError` if this model's answer for the
+        attempt was made for another prompt (a replay line's ``prompt_sha``)."""
+        return None
+
     @abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:
         """Answer one request.

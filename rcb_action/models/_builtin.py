@@ -9,6 +9,7 @@ from typing import Any
 from rcb_action.errors import RcbError
 from rcb_action.models._base import Completion, CompletionRequest, Model
 from rcb_action.names import check_model_name
+from rcb_action.prompts import Prompt
 from rcb_action.text import utf8_safe_data
 
 
@@ -108,26 +109,64 @@ class ReplayModel(Model):
     """Completions made elsewhere, from a JSONL file.
 
     One completion a line: ``{"task", "snippet", "sample" (default 0), "completion"}``
-    and optionally ``"model"``. When every line names the same model, results are
-    recorded under that name; otherwise under ``replay:<file stem>``. A snippet
+    and optionally ``"model"``, ``"paper"`` (the condition it answers: with, without,
+    notes; else any), ``"prompt_sha"`` and ``"prompt"`` (as ``rcb prompt --all``
+    writes them; ``prompt`` is not read). When every line names the same model, results
+    are recorded under that name; otherwise under ``replay:<file stem>``. A snippet
     missing from the file is answered with nothing and scored ``no_code``.
-    """
 
-    reads_prompt = False
+    A file whose lines carry ``prompt_sha`` is checked against the prompts of the run
+    before anything runs (:meth:`check_prompt`), and its records carry the real prompt
+    (with the paper when the run gives it), like a live model's.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._answers: dict[tuple[str, str, int], str] = {}
-        rows, self.name = read_replay(path, ("task", "snippet", "completion"), {"sample", "model"})
+        self._rows: dict[tuple[str, str, int, str | None], tuple[str, dict[str, Any]]] = {}
+        rows, self.name = read_replay(
+            path,
+            ("task", "snippet", "completion"),
+            {"sample", "model", "paper", "prompt_sha", "prompt"},
+        )
         for where, row in rows:
-            key = (row["task"], row["snippet"], row["sample"])
-            if key in self._answers:
+            for field in ("paper", "prompt_sha", "prompt"):
+                if field in row and not isinstance(row[field], str):
+                    raise RcbError(f"{where}: field '{field}' must be a string")
+            if row.get("paper", "with") not in ("with", "without", "notes"):
+                raise RcbError(f"{where}: field 'paper' must be with, without or notes")
+            key = (row["task"], row["snippet"], row["sample"], row.get("paper"))
+            if key in self._rows:
                 raise RcbError(
-                    f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} sample {key[2]}"
+                    f"{where}: a second completion for task {key[0]!r} snippet {key[1]!r} "
+                    f"sample {key[2]}" + (f" paper {key[3]}" if key[3] else "")
                 )
-            self._answers[key] = row["completion"]
+            self._rows[key] = (where, row)
+        # Answers made for known prompts, or for a stated condition, are matched against
+        # the prompts the run builds, as a live model's would be.
+        self.reads_prompt = any(
+            "prompt_sha" in row or "paper" in row for _, row in self._rows.values()
+        )
+
+    def _row(
+        self, task_id: str, snippet: str, sample: int, paper: str
+    ) -> tuple[str, dict[str, Any]] | None:
+        return self._rows.get((task_id, snippet, sample, paper)) or self._rows.get(
+            (task_id, snippet, sample, None)
+        )
+
+    def check_prompt(self, task_id: str, snippet: str, sample: int, prompt: Prompt) -> None:
+        found = self._row(task_id, snippet, sample, prompt.mode)
+        if found is None:
+            return
+        where, row = found
+        sha = row.get("prompt_sha")
+        if sha is not None and sha != prompt.sha:
+            raise RcbError(
+                f"{where}: prompt_sha {sha[:12]} is not the current prompt of task {task_id!r} "
+                f"snippet {snippet!r} (paper {prompt.mode}: {prompt.sha[:12]}); the task or its "
+                "paper changed since the export: export again with rcb prompt --all"
+            )
 
     def complete(self, request: CompletionRequest) -> Completion:
-        return Completion(
-            text=self._answers.get((request.task.id, request.snippet, request.sample), "")
-        )
+        found = self._row(request.task.id, request.snippet, request.sample, request.prompt.mode)
+        return Completion(text=found[1]["completion"] if found else "")

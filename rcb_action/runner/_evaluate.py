@@ -725,6 +725,8 @@ def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> 
     texts = texts_needed(config, models, tasks)
     store = ResultStore(config.out)
     items = plan(config, models, tasks, texts)
+    for item in items:
+        item.model.check_prompt(item.task.id, item.snippet, item.sample, item.prompt)
     records = store.records()
     done = latest_records(records)
     skips = (
