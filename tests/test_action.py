@@ -78,6 +78,8 @@ def inputs_for(warm: Warm, workdir: Path, **extra: str) -> dict[str, str]:
         "registry": str(warm.registry),
         "results-dir": str(results),
         "workers": "2",
+        "concurrency": "4",
+        "max-cost": "5",
         "sandbox": "local",  # the default is docker; these tests check the Action's own steps
         **extra,
     }
@@ -231,3 +233,10 @@ def test_a_bad_input_is_one_line_naming_it(tmp_path, warm):
         run = act(tmp_path, inputs_for(warm, tmp_path, samples="many"), github_env(tmp_path, gh))
         assert run.exit_code == 2
         assert "::error title=rcb::input 'samples': 'many' is not a whole number" in run.stdout
+        run = act(
+            tmp_path, inputs_for(warm, tmp_path, **{"max-cost": "lots"}), github_env(tmp_path, gh)
+        )
+        assert run.exit_code == 2
+        assert (
+            "::error title=rcb::input 'max-cost': 'lots' is not a number of dollars" in run.stdout
+        )

@@ -53,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks-dir", default="", help="default: rcb's own tasks")
     p.add_argument("--registry", default="", help="extra models registry files")
     p.add_argument("--workers", default="")
+    p.add_argument("--concurrency", default="")
+    p.add_argument("--max-cost", default="")
     p.set_defaults(handler=run_evaluate)
 
     p = sub.add_parser(
@@ -185,6 +187,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             tasks_dir=args.tasks_dir,
             registry=args.registry,
             workers=args.workers,
+            concurrency=args.concurrency,
+            max_cost=args.max_cost,
         )
     )
     if outcome.report is not None and outcome.report_path is not None:

@@ -40,6 +40,8 @@ class ActionInputs:
     tasks_dir: str = ""
     registry: str = ""
     workers: str = ""
+    concurrency: str = ""
+    max_cost: str = ""
 
 
 @dataclass
@@ -94,6 +96,17 @@ def evaluate_argv(inputs: ActionInputs) -> list[str]:
         argv += ["--fail-under", inputs.fail_under.strip()]
     if inputs.workers.strip():
         argv += ["--workers", _positive_int("workers", inputs.workers)]
+    if inputs.concurrency.strip():
+        argv += ["--concurrency", _positive_int("concurrency", inputs.concurrency)]
+    if inputs.max_cost.strip():
+        try:
+            if float(inputs.max_cost) < 0:
+                raise ValueError
+        except ValueError:
+            raise RcbError(
+                f"input 'max-cost': '{inputs.max_cost}' is not a number of dollars, 0 or more"
+            ) from None
+        argv += ["--max-cost", inputs.max_cost.strip()]
     if inputs.tasks_dir.strip():
         argv += ["--tasks-dir", inputs.tasks_dir.strip()]
     for registry in split_list(inputs.registry):
