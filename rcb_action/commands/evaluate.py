@@ -66,6 +66,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(nothing is called or run)",
     )  # fmt: skip
     parser.add_argument(
+        "--batch", action="store_true",
+        help="send each provider model's prompts through its batch API (openai/ models; half "
+        "the price, answers within 24 h); the batch id is recorded in OUT/batches/, so an "
+        "interrupted run picks the same batch up again",
+    )  # fmt: skip
+    parser.add_argument(
+        "--batch-poll", type=float, default=30.0, metavar="S",
+        help="with --batch: seconds between looks at a batch in progress (default 30)",
+    )  # fmt: skip
+    parser.add_argument(
         "--max-cost", type=float, default=None, metavar="USD",
         help="start no new model call once the dollars recorded for these models in OUT reach "
         "USD; what is in flight finishes, and a rerun with a higher cap resumes",
@@ -133,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         agent_turns=args.agent_turns,
         concurrency=args.concurrency,
         max_cost_usd=args.max_cost,
+        batch=args.batch,
+        batch_poll_s=args.batch_poll,
     )
     if args.dry_run:
         from rcb_action.runner import estimate, format_estimates

@@ -184,6 +184,8 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
         "cost_usd": round(sum(r.cost_usd for r in primary), 6),
         "tokens_in": sum(r.tokens_in for r in primary),
         "tokens_out": sum(r.tokens_out for r in primary),
+        # Answers that came through the provider's batch API (rcb evaluate --batch).
+        "batched": sum(1 for r in primary if getattr(r, "batch_id", None)),
     }
     samples = entry["samples"]
     for k in sorted({1, 5, 10, samples} - {0}):

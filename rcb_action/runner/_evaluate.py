@@ -29,6 +29,7 @@ from rcb_action.agent import feedback, refine_prompt, visible_passed
 from rcb_action.errors import RcbError
 from rcb_action.models import (
     CompletionRequest,
+    LiteLLMModel,
     Model,
     ModelCallError,
     get_model,
@@ -46,6 +47,7 @@ from rcb_action.papers import (
 )
 from rcb_action.prompts import Prompt, build_prompt
 from rcb_action.results import Record, RecordKey, ResultStore, latest_records
+from rcb_action.runner._batch import BatchRun, check_batch_model, custom_id
 from rcb_action.runner._progress import RunProgress
 from rcb_action.sandbox import EnvironmentBuildError, Limits, SandboxBackend, get_backend
 from rcb_action.scoring import (
@@ -101,6 +103,9 @@ class EvalConfig:
     concurrency: int = 16
     # Stop starting model calls once the dollars recorded for the run's models reach this.
     max_cost_usd: float | None = None
+    # Send each provider model's prompts through its batch API, polling every batch_poll_s.
+    batch: bool = False
+    batch_poll_s: float = 30.0
 
 
 @dataclass
@@ -663,7 +668,8 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     if todo:
         for item in todo:
             runner._pending[item.task.id] += 1
-        _run_pool(runner, todo, summary)
+        answered = _batch_answers(runner, todo) if config.batch else {}
+        _run_pool(runner, todo, summary, answered)
     else:
         runner.close()
     summary.seconds = time.monotonic() - started
@@ -708,6 +714,11 @@ def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> 
         raise RcbError("--max-cost must be 0 or more (US dollars)")
     if config.agent_turns < 0:
         raise RcbError("--agent-turns must be 0 or more")
+    if config.batch and config.agent_turns:
+        raise RcbError(
+            "--batch with --agent-turns: agent mode answers after feedback, one call at a "
+            "time; run it without --batch"
+        )
     registry = load_registry(config.registry_files)
     tasks = [
         t
@@ -722,6 +733,9 @@ def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> 
     names = [m.name for m in models]
     if len(set(names)) != len(names):
         raise RcbError(f"--model: the same model is given twice ({', '.join(names)})")
+    if config.batch:
+        for model in models:
+            check_batch_model(model)
     texts = texts_needed(config, models, tasks)
     store = ResultStore(config.out)
     items = plan(config, models, tasks, texts)
@@ -782,7 +796,68 @@ def _skip_unbuildable(
     return [item for item in todo if item.task.id not in broken]
 
 
-def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> None:
+def _batch_answers(
+    runner: _Runner, todo: list[WorkItem]
+) -> dict[RecordKey, Record | dict[str, Any]]:
+    """``--batch``: each provider model's attempts through its batch API; per attempt,
+    the answer's fields (tested next, like a live answer) or a harness-error record.
+
+    Raises:
+        KeyboardInterrupt: after the sandboxes are cleaned up; every batch sent is
+            recorded, and the next run picks it up.
+    """
+    config = runner.config
+    answered: dict[RecordKey, Record | dict[str, Any]] = {}
+    by_model: dict[str, list[WorkItem]] = defaultdict(list)
+    for item in todo:
+        if item.model.calls_provider and isinstance(item.model, LiteLLMModel):
+            by_model[item.model.name].append(item)
+    try:
+        with _interrupts_as_keyboard():
+            for items in by_model.values():
+                model = items[0].model
+                assert isinstance(model, LiteLLMModel)
+                batch = BatchRun(
+                    model, config.out, poll_s=config.batch_poll_s,
+                    say=(lambda line: print(line, file=sys.stderr, flush=True))
+                    if config.progress else (lambda line: None),
+                )  # fmt: skip
+                ids = {custom_id(item.key, item.prompt.sha): item for item in items}
+                batch_ids = batch.submit(
+                    {cid: (item.prompt.sha, item.prompt.text) for cid, item in ids.items()}
+                )
+                answers = batch.wait(batch_ids, runner.stop.is_set)
+                for cid, item in ids.items():
+                    answer = answers.get(cid)
+                    if answer is None or answer.fields is None:
+                        message = answer.error if answer else "no answer in the batch"
+                        answered[item.key] = runner.harness_error(item, message or "")
+                    else:
+                        runner.spent(answer.fields["cost_usd"])
+                        answered[item.key] = answer.fields
+    except KeyboardInterrupt:
+        runner.stop.set()
+        runner.close()
+        print(
+            f"\nrcb: interrupted; the batches sent are recorded in {config.out / 'batches'}. "
+            "Run the same command again to pick them up.",
+            file=sys.stderr,
+        )
+        raise
+    except Exception as exc:
+        runner.close()
+        raise RcbError(
+            f"--batch: the provider's batch API failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    return answered
+
+
+def _run_pool(
+    runner: _Runner,
+    todo: list[WorkItem],
+    summary: EvalSummary,
+    answered: dict[RecordKey, Record | dict[str, Any]] | None = None,
+) -> None:
     """Run ``todo`` in two stages with their own limits: model calls (``concurrency``
     threads; each model's own limiter may hold fewer in flight) and test runs
     (``workers`` threads). An answered attempt waits for a test worker; at most
@@ -792,6 +867,7 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
     (their calls still go through the model's limiter)."""
     config = runner.config
     in_flight = config.concurrency + 2 * config.workers
+    answered = answered or {}
 
     def save(records: list[Record] | None) -> str | None:
         if not records or runner.stop.is_set():
@@ -823,6 +899,12 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
         finally:
             runner.item_done(item.task)
 
+    def recorded(item: WorkItem, record: Record) -> str | None:
+        try:
+            return save([record])
+        finally:
+            runner.item_done(item.task)
+
     calls = ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="rcb-call")
     tests = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb-test")
 
@@ -846,7 +928,12 @@ def _run_pool(runner: _Runner, todo: list[WorkItem], summary: EvalSummary) -> No
                     summary.not_started += 1
                     runner.item_done(item.task)
                     continue
-                if item.agent_turns:
+                ready = answered.pop(item.key, None)
+                if isinstance(ready, Record):
+                    pending[tests.submit(recorded, item, ready)] = item
+                elif ready is not None:
+                    pending[tests.submit(test_stage, item, ready)] = item
+                elif item.agent_turns:
                     pending[tests.submit(test_stage, item, None)] = item
                 else:
                     pending[calls.submit(call_stage, item)] = item
