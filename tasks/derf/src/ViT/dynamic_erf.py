@@ -31,8 +31,8 @@ class Dynamic_erf(nn.Module):
         return f"normalized_shape={self.normalized_shape}, alpha_init_value={self.alpha_init_value}, shift_init_value={self.shift_init_value}, channels_last={self.channels_last}"
 
 
-# <paper2code name="layernorm to derf conversion">
 def convert_ln_to_derf(module, alpha_init_value=0.5, shift_init_value=0.0):
+    # <paper2code name="layernorm to derf conversion">
     module_output = module
     if isinstance(module, nn.LayerNorm):
         module_output = Dynamic_erf(module.normalized_shape, not isinstance(module, LayerNorm2d), alpha_init_value, shift_init_value)
@@ -40,4 +40,4 @@ def convert_ln_to_derf(module, alpha_init_value=0.5, shift_init_value=0.0):
         module_output.add_module(name, convert_ln_to_derf(child, alpha_init_value, shift_init_value))
     del module
     return module_output 
-# </paper2code name="layernorm to derf conversion">
+    # </paper2code name="layernorm to derf conversion">
