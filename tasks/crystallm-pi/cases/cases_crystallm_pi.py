@@ -106,18 +106,6 @@ def case_pkv_model():
     }
 
 
-def case_pkv_model_without_conditions():
-    """Neither property values nor a cache: the name of the exception raised, or None."""
-    model, _ = pkv_model()
-    ids, _ = pkv_model_tokens()
-    try:
-        with torch.no_grad():
-            model(input_ids=torch.tensor(ids), attention_mask=torch.ones(ids.shape, dtype=torch.long))
-    except Exception as e:  # noqa: BLE001
-        return type(e).__name__
-    return None
-
-
 # ---- residual attention: the encoder ----------------------------------------------------
 
 
