@@ -104,6 +104,20 @@ def test_an_interrupted_batch_run_picks_up_the_same_batch(tmp_path, openai_fake)
     assert {r.status for r in records} == {"pass"} and {r.batch_id for r in records} == {"batch_0"}
 
 
+def test_answers_a_batch_already_paid_for_are_scored_past_the_cost_cap(tmp_path, openai_fake):
+    out = tmp_path / "out"
+    with openai_fake(auto_complete=True) as fake:
+        summary = evaluate(_config(out, workers=1, max_cost_usd=1e-9))
+        assert fake.batches_created() == 1
+        # The cap is now reached: a rerun with more work sends no new batch.
+        more = _config(out, workers=1, max_cost_usd=1e-9)
+        more.tasks = "casetoy,toy"
+        again = evaluate(more)
+    assert summary.done == 5 and summary.not_started == 0
+    assert again.done == 0 and again.not_started == 5 and fake.batches_created() == 1
+    assert len(ResultStore(out).records()) == 5
+
+
 def test_batch_refusals_are_one_line(tmp_path, cli, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-key")
     code, _, err = cli(

@@ -817,6 +817,8 @@ def _batch_answers(
             for items in by_model.values():
                 model = items[0].model
                 assert isinstance(model, LiteLLMModel)
+                if runner.over_budget():
+                    break  # --max-cost reached: no new batch; the pool counts them not started
                 batch = BatchRun(
                     model, config.out, poll_s=config.batch_poll_s,
                     say=(lambda line: print(line, file=sys.stderr, flush=True))
@@ -924,11 +926,11 @@ def _run_pool(
                 item = next(queue, None)
                 if item is None:
                     return
-                if item.model.calls_provider and runner.over_budget():
+                ready = answered.pop(item.key, None)  # a batch's answer: already paid for
+                if ready is None and item.model.calls_provider and runner.over_budget():
                     summary.not_started += 1
                     runner.item_done(item.task)
                     continue
-                ready = answered.pop(item.key, None)
                 if isinstance(ready, Record):
                     pending[tests.submit(recorded, item, ready)] = item
                 elif ready is not None:
