@@ -1,10 +1,12 @@
-"""Where rcb keeps caches that outlive a run (venvs, reference runs, fetched papers)."""
+"""Where rcb keeps caches that outlive a run (venvs, reference runs, fetched papers),
+and how it writes a file whole or not at all."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +17,24 @@ def cache_dir(*parts: str) -> Path:
     path = root.joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all: a private staging file beside it, flushed and
+    fsynced, then renamed into place (readers see the old file or the new one).
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
+    try:
+        with open(staging, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staging, path)
+    finally:
+        staging.unlink(missing_ok=True)
 
 
 def build_once(root: Path, key: str, build: Callable[[Path, Path], None]) -> Path:

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from scripted_provider import registered
+
 from rcb_action.models import fenced, import_litellm
 from rcb_action.prompts import build_prompt
 from rcb_action.tasks import Task
@@ -118,10 +120,5 @@ class AnsweringProvider(litellm.CustomLLM):  # type: ignore[misc, name-defined]
 @contextmanager
 def answering_provider(**options: Any) -> Iterator[AnsweringProvider]:
     """Register an :class:`AnsweringProvider` as litellm's ``answering`` provider."""
-    provider = AnsweringProvider(**options)
-    saved = list(litellm.custom_provider_map)
-    litellm.custom_provider_map = [*saved, {"provider": "answering", "custom_handler": provider}]
-    try:
+    with registered("answering", AnsweringProvider(**options)) as provider:
         yield provider
-    finally:
-        litellm.custom_provider_map = saved

@@ -69,15 +69,18 @@ class ScriptedProvider(litellm.CustomLLM):  # type: ignore[misc, name-defined]
 
 
 @contextmanager
-def scripted_provider() -> Iterator[ScriptedProvider]:
-    """Register a :class:`ScriptedProvider` as litellm's ``scripted`` provider."""
-    provider = ScriptedProvider()
+def registered(name: str, handler: Any) -> Iterator[Any]:
+    """``handler`` (a litellm ``CustomLLM``) as litellm's provider ``name`` while inside."""
     saved = list(litellm.custom_provider_map)
-    litellm.custom_provider_map = [
-        *saved,
-        {"provider": "scripted", "custom_handler": provider},
-    ]
+    litellm.custom_provider_map = [*saved, {"provider": name, "custom_handler": handler}]
     try:
-        yield provider
+        yield handler
     finally:
         litellm.custom_provider_map = saved
+
+
+@contextmanager
+def scripted_provider() -> Iterator[ScriptedProvider]:
+    """Register a :class:`ScriptedProvider` as litellm's ``scripted`` provider."""
+    with registered("scripted", ScriptedProvider()) as provider:
+        yield provider

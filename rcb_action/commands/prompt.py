@@ -68,8 +68,9 @@ def export(args: argparse.Namespace) -> int:
     """``--all``: every prompt of the selection, one JSON line each, written whole or not at all."""
     from rcb_action.errors import RcbError
     from rcb_action.papers import notes_for, paper_for
+    from rcb_action.paths import write_atomic
     from rcb_action.prompts import build_prompt
-    from rcb_action.tasks import load_tasks, resolve_tasks_dir
+    from rcb_action.tasks import load_tasks_of_kind, resolve_tasks_dir
 
     if args.task_id or args.snippet:
         raise RcbError("rcb prompt --all: give no TASK_ID or SNIPPET_NAME (select with --tasks)")
@@ -77,13 +78,7 @@ def export(args: argparse.Namespace) -> int:
         raise RcbError("rcb prompt --all: give --out FILE (a JSONL file to write)")
     if args.samples < 1:
         raise RcbError("--samples must be at least 1")
-    tasks = [
-        t
-        for t in load_tasks(resolve_tasks_dir(args.tasks_dir), args.tasks)
-        if t.config.kind == "snippet"
-    ]
-    if not tasks:
-        raise RcbError(f"--tasks {args.tasks or '*'}: no snippet task matches")
+    tasks = load_tasks_of_kind(resolve_tasks_dir(args.tasks_dir), args.tasks, "snippet")
     lines = []
     for task in tasks:
         text = {"with": paper_for, "notes": notes_for}.get(args.paper, lambda _: None)(task)
@@ -106,11 +101,9 @@ def export(args: argparse.Namespace) -> int:
                 }
                 lines.append(json.dumps(row, ensure_ascii=False) + "\n")
     out: Path = args.out
-    partial = out.with_name(out.name + ".partial")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text("".join(lines), encoding="utf-8")
-        partial.replace(out)
+        write_atomic(out, "".join(lines).encode("utf-8"))
     except OSError as exc:
         raise RcbError(f"--out {out}: cannot be written ({exc.strerror})") from None
     print(

@@ -11,6 +11,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rcb_action.errors import RcbError
@@ -43,6 +44,16 @@ def cache_tokens(usage: Any) -> tuple[int, int]:
     cached = cached or getattr(usage, "cache_read_input_tokens", None) or 0
     written = getattr(usage, "cache_creation_input_tokens", None) or 0
     return int(cached), int(written)
+
+
+@dataclass
+class Prices:
+    """Dollars per token; ``cache_read``/``cache_write`` None when not known."""
+
+    input: float
+    output: float
+    cache_read: float | None = None
+    cache_write: float | None = None
 
 
 def estimate_tokens(text: str) -> int:
@@ -150,6 +161,29 @@ class LiteLLMModel(Model):
             except Exception:
                 cost = 0.0
         return float(cost or 0.0)
+
+    def prices(self) -> Prices | None:
+        """The list prices: the registry's when it has them, with the cache prices from
+        litellm's map; else litellm's map alone; None when neither knows the model."""
+        try:
+            known = import_litellm().get_model_info(self.litellm_name)
+        except Exception:  # not in litellm's price map
+            known = {}
+        info = self.info
+        if info is not None and info.input_cost_per_mtok is not None:
+            prices = Prices(
+                info.input_cost_per_mtok / 1e6, (info.output_cost_per_mtok or 0.0) / 1e6
+            )
+        elif known.get("input_cost_per_token") is not None:
+            prices = Prices(
+                float(known["input_cost_per_token"]),
+                float(known.get("output_cost_per_token") or 0.0),
+            )
+        else:
+            return None
+        prices.cache_read = known.get("cache_read_input_token_cost")
+        prices.cache_write = known.get("cache_creation_input_token_cost")
+        return prices
 
     def marks_cache(self) -> bool:
         """Whether the provider caches a prompt prefix only where the request marks it

@@ -21,7 +21,6 @@ import datetime as dt
 import fcntl
 import hashlib
 import json
-import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from rcb_action.papers._latex import (
     clean_latex,
     eprint_text,
 )
-from rcb_action.paths import cache_dir
+from rcb_action.paths import cache_dir, write_atomic
 from rcb_action.tasks import Task
 
 NOTES_FILE = "notes.md"
@@ -84,12 +83,6 @@ def pinned_name(task: Task) -> str | None:
 
 def _fix(task: Task) -> str:
     return f"run `rcb paper fetch {task.id}` where arXiv can be reached, or pass --paper without"
-
-
-def _write(path: Path, data: bytes) -> None:
-    staging = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}")
-    staging.write_bytes(data)
-    os.replace(staging, path)
 
 
 def _read_meta(path: Path) -> dict[str, object]:
@@ -174,13 +167,13 @@ def _store(task: Task, name: str, data: bytes, url: object) -> Paper:
         text = eprint_text(data)
     except NoSource:
         meta["source"] = "pdf"
-        _write(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
+        write_atomic(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
         raise _no_source(task, name) from None
     paper = _paper(text, f"arXiv {name}")
     meta.update(source="latex", paper_sha=paper.sha)
-    _write(folder / f"{name}.eprint", data)
-    _write(folder / f"{name}.tex", text.encode("utf-8"))
-    _write(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
+    write_atomic(folder / f"{name}.eprint", data)
+    write_atomic(folder / f"{name}.tex", text.encode("utf-8"))
+    write_atomic(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
     return paper
 
 

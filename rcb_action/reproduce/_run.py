@@ -34,7 +34,7 @@ from rcb_action.reproduce._records import (
 from rcb_action.reproduce._reference import ReferenceAgent
 from rcb_action.reproduce._wheelhouse import allowed_packages, build_wheelhouse
 from rcb_action.sandbox import Limits, SandboxBackend, get_backend
-from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
+from rcb_action.tasks import Task, load_tasks_of_kind, resolve_tasks_dir
 
 GOLD_MODEL = "reference"
 
@@ -231,13 +231,7 @@ def reproduce(
     """
     if config.samples < 1:
         raise RcbError("--samples must be at least 1")
-    tasks = [
-        t
-        for t in load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks)
-        if t.config.kind == "reproduction"
-    ]
-    if not tasks:
-        raise RcbError(f"--tasks {config.tasks or '*'}: no reproduction task matches")
+    tasks = load_tasks_of_kind(resolve_tasks_dir(config.tasks_dir), config.tasks, "reproduction")
     agents = agents or [get_agent(spec, config) for spec in config.models]
     names = [a.name for a in agents]
     if len(set(names)) != len(names):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from typing import Any
 from rcb_action.errors import RcbError
 from rcb_action.models import LiteLLMModel, Model, import_litellm
 from rcb_action.names import path_key
+from rcb_action.paths import write_atomic
 from rcb_action.results import RecordKey
 
 BATCH_PROVIDERS = ("openai",)
@@ -84,12 +84,7 @@ class BatchState:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".partial")
-        with open(partial, "w", encoding="utf-8") as handle:
-            json.dump({"batches": self.batches}, handle, indent=1)
-            handle.flush()
-            os.fsync(handle.fileno())
-        partial.replace(self.path)
+        write_atomic(self.path, json.dumps({"batches": self.batches}, indent=1).encode())
 
 
 @dataclass
@@ -220,14 +215,14 @@ class BatchRun:
             for line in content.content.decode("utf-8").splitlines():
                 if line.strip():
                     row = json.loads(line)
-                    answers[row["custom_id"]] = self._answer(litellm, row, batch.id)
+                    answers[row["custom_id"]] = self._answer(row, batch.id)
         for cid in record["requests"]:
             answers.setdefault(
                 cid, BatchAnswer(error=f"batch {batch.id} {batch.status} without this request")
             )
         return answers
 
-    def _answer(self, litellm: Any, row: dict[str, Any], batch_id: str) -> BatchAnswer:
+    def _answer(self, row: dict[str, Any], batch_id: str) -> BatchAnswer:
         response = row.get("response") or {}
         body = response.get("body") or {}
         if row.get("error") or response.get("status_code") != 200:
@@ -242,29 +237,19 @@ class BatchRun:
                 "completion": text,
                 "tokens_in": tokens_in,
                 "tokens_out": tokens_out,
-                "cost_usd": self._cost(litellm, tokens_in, tokens_out),
+                "cost_usd": self._cost(tokens_in, tokens_out),
                 "duration_model_s": 0.0,
                 "batch_id": batch_id,
             }
         )
 
-    def _cost(self, litellm: Any, tokens_in: int, tokens_out: int) -> float:
-        info = self.model.info
-        if info is not None and info.input_cost_per_mtok is not None:
-            full = (
-                tokens_in * info.input_cost_per_mtok + tokens_out * (info.output_cost_per_mtok or 0)
-            ) / 1e6
-        else:
-            try:
-                prompt, completion = litellm.cost_per_token(
-                    model=self.model.litellm_name,
-                    prompt_tokens=tokens_in,
-                    completion_tokens=tokens_out,
-                )
-                full = prompt + completion
-            except Exception:  # not in litellm's price map
-                full = 0.0
-        return float(full) * BATCH_DISCOUNT
+    def _cost(self, tokens_in: int, tokens_out: int) -> float:
+        """The batch price: the model's list price (:meth:`LiteLLMModel.prices`) less
+        the batch discount; 0 when no price is known."""
+        prices = self.model.prices()
+        if prices is None:
+            return 0.0
+        return (tokens_in * prices.input + tokens_out * prices.output) * BATCH_DISCOUNT
 
     def _forget(self, answers: dict[str, BatchAnswer]) -> None:
         """Drop failed requests (the next run sends them again) and batches that have

@@ -12,6 +12,7 @@ map.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,16 +25,6 @@ MIN_CACHED_PREFIX_TOKENS = 1024
 
 
 @dataclass
-class Prices:
-    """Dollars per token; ``cache_read``/``cache_write`` None when not known."""
-
-    input: float
-    output: float
-    cache_read: float | None = None
-    cache_write: float | None = None
-
-
-@dataclass
 class ModelEstimate:
     model: str
     attempts: int
@@ -43,29 +34,6 @@ class ModelEstimate:
     tokens_out: int
     cost_usd: float | None
     calls_provider: bool
-
-
-def prices_for(model: Model) -> Prices | None:
-    """The model's prices: the registry's list prices when it has them, with the cache
-    prices from litellm's map; else litellm's map alone; None when neither knows it."""
-    if not isinstance(model, LiteLLMModel):
-        return None
-    try:
-        known = import_litellm().get_model_info(model.litellm_name)
-    except Exception:  # not in litellm's price map
-        known = {}
-    info = model.info
-    if info is not None and info.input_cost_per_mtok is not None:
-        prices = Prices(info.input_cost_per_mtok / 1e6, (info.output_cost_per_mtok or 0.0) / 1e6)
-    elif known.get("input_cost_per_token") is not None:
-        prices = Prices(
-            float(known["input_cost_per_token"]), float(known.get("output_cost_per_token") or 0.0)
-        )
-    else:
-        return None
-    prices.cache_read = known.get("cache_read_input_token_cost")
-    prices.cache_write = known.get("cache_creation_input_token_cost")
-    return prices
 
 
 def token_counter(model: Model) -> Callable[[str], int]:
@@ -88,10 +56,10 @@ def token_counter(model: Model) -> Callable[[str], int]:
 def _estimate_model(model: Model, items: list[WorkItem], agent_turns: int) -> ModelEstimate:
     if not model.calls_provider:
         return ModelEstimate(model.name, len(items), 0, 0, 0, 0, 0.0, False)
-    count = token_counter(model)
+    count = functools.cache(token_counter(model))  # samples share a prompt, snippets a prefix
     tokens_in = tokens_out = cached = 0
     cost = 0.0
-    prices = prices_for(model)
+    prices = model.prices() if isinstance(model, LiteLLMModel) else None
     cache_known = prices is not None and prices.cache_read is not None
     seen_prefix: set[tuple[str, str]] = set()
     for item in items:

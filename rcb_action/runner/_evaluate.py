@@ -64,7 +64,7 @@ from rcb_action.scoring import (
     selection_key,
 )
 from rcb_action.splice import extract_code, no_code_reason
-from rcb_action.tasks import Task, load_tasks, resolve_tasks_dir
+from rcb_action.tasks import Task, load_tasks_of_kind, resolve_tasks_dir
 from rcb_action.text import utf8_safe
 
 HARNESS_RETRIES = 2
@@ -148,10 +148,8 @@ class EvalSummary:
     # Wall-clock seconds of the whole run, and of it building environments.
     seconds: float = 0.0
     env_seconds: float = 0.0
-    # Attempts not started because --max-cost was reached, and the dollars recorded
-    # for the run's models in the results folder (earlier runs included).
+    # Attempts not started because --max-cost was reached.
     not_started: int = 0
-    cost_usd: float = 0.0
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -673,7 +671,6 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
     else:
         runner.close()
     summary.seconds = time.monotonic() - started
-    summary.cost_usd = runner.cost_usd
     if summary.not_started:
         print(
             f"rcb: --max-cost {config.max_cost_usd:g} reached (${runner.cost_usd:.2f} recorded): "
@@ -720,13 +717,7 @@ def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> 
             "time; run it without --batch"
         )
     registry = load_registry(config.registry_files)
-    tasks = [
-        t
-        for t in load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks)
-        if t.config.kind == "snippet"
-    ]
-    if not tasks:
-        raise RcbError(f"--tasks {config.tasks or '*'}: no snippet task matches")
+    tasks = load_tasks_of_kind(resolve_tasks_dir(config.tasks_dir), config.tasks, "snippet")
     models = model_objects or [
         get_model(spec, registry, max_concurrency=config.concurrency) for spec in config.models
     ]
@@ -747,7 +738,8 @@ def prepare(config: EvalConfig, *, model_objects: list[Model] | None = None) -> 
         _skip_reasons(config, tasks) if any(r.status == "skipped" for r in done.values()) else None
     )
     todo = [item for item in items if not is_done(item, done, skips)]
-    recorded = sum(r.cost_usd or 0.0 for r in records if r.model in set(names))
+    wanted = set(names)
+    recorded = sum(r.cost_usd or 0.0 for r in records if r.model in wanted)
     return Prepared(models, items, todo, store, done, recorded)
 
 
@@ -878,19 +870,22 @@ def _run_pool(
             runner.store.append(record)
         return records[-1].status
 
+    def recorded(item: WorkItem, record: Record) -> str | None:
+        try:
+            return save([record])
+        finally:
+            runner.item_done(item.task)
+
     def call_stage(item: WorkItem) -> str | dict[str, Any] | None:
         if item.model.calls_provider and runner.over_budget():
             runner.item_done(item.task)
             return _CAPPED
         try:
-            answered = runner.answer(item)
+            result = runner.answer(item)
         except BaseException:
             runner.item_done(item.task)
             raise
-        if isinstance(answered, Record):
-            runner.item_done(item.task)
-            return save([answered])
-        return answered
+        return recorded(item, result) if isinstance(result, Record) else result
 
     def test_stage(item: WorkItem, fields: dict[str, Any] | None) -> str | None:
         try:
@@ -898,12 +893,6 @@ def _run_pool(
                 return save(runner.attempts(item))
             record = runner.scored(item, fields)
             return save(None if record is None else [record])
-        finally:
-            runner.item_done(item.task)
-
-    def recorded(item: WorkItem, record: Record) -> str | None:
-        try:
-            return save([record])
         finally:
             runner.item_done(item.task)
 

@@ -7,6 +7,7 @@ from rcb_action.tasks._loader import (
     find_tasks,
     load_task,
     load_tasks,
+    load_tasks_of_kind,
     resolve_tasks_dir,
 )
 from rcb_action.tasks._plain import read_plain_file
@@ -52,6 +53,7 @@ __all__ = [
     "find_tasks",
     "load_task",
     "load_tasks",
+    "load_tasks_of_kind",
     "parse_tags",
     "pinned_requirement",
     "read_plain_file",

@@ -13,7 +13,7 @@ from typing import Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from rcb_action.errors import TaskError
+from rcb_action.errors import RcbError, TaskError
 from rcb_action.tasks._plain import check_plain_tree, not_plain, read_plain_file
 from rcb_action.tasks._requirements import pinned_requirement, read_requirements
 from rcb_action.tasks._schema import (
@@ -136,6 +136,19 @@ def load_tasks(tasks_dir: Path, pattern: str | None = None) -> list[Task]:
         TaskError: on the first malformed task, naming its file and key.
     """
     return [load_task(path) for path in find_tasks(tasks_dir, pattern)]
+
+
+def load_tasks_of_kind(tasks_dir: Path, pattern: str | None, kind: str) -> list[Task]:
+    """The tasks of ``kind`` (``snippet``, ``reproduction``) whose id matches ``pattern``.
+
+    Raises:
+        TaskError: on the first malformed task, naming its file and key.
+        RcbError: none matches (one line naming ``--tasks``).
+    """
+    tasks = [t for t in load_tasks(tasks_dir, pattern) if t.config.kind == kind]
+    if not tasks:
+        raise RcbError(f"--tasks {pattern or '*'}: no {kind} task matches")
+    return tasks
 
 
 def _task_files(root: Path) -> list[str]:
