@@ -62,6 +62,27 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(key)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _no_container_outlives_its_module(request: pytest.FixtureRequest):
+    """Every module that started sandbox containers removed them all. A leftover is
+    removed here and reported against the module that left it, never the next one."""
+    yield
+    if "rcb_action.sandbox._docker" not in sys.modules:
+        return
+    import docker
+
+    try:
+        client = docker.from_env(timeout=120)
+        left = client.containers.list(
+            all=True, filters={"label": ["rcb.sandbox", f"rcb.pid={os.getpid()}"]}
+        )
+    except docker.errors.DockerException:
+        return
+    for container in left:
+        container.remove(force=True)
+    assert not left, f"{request.module.__name__} left containers: {[c.name for c in left]}"
+
+
 def _docker_or_skip(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true but {reason}")

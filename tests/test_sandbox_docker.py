@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import socket
+import tempfile
 
 import pytest
 from conftest import (
@@ -153,6 +154,65 @@ def test_exception_leaves_no_containers(docker_client, toy, tmp_path):
     with pytest.raises(RuntimeError, match="a bug in a model adapter"):
         evaluate(config, model_objects=[Exploding()])
     assert _ours(docker_client, os.getpid()) == []
+
+
+def test_a_container_that_fails_to_start_leaves_nothing_behind(docker_client, toy):
+    """The daemon creates a container, then refuses to start it (here: a GPU request on a
+    host without one). Neither that container nor the workspace folder and its mounts stay."""
+    from rcb_action.sandbox._docker import DockerBackend
+
+    toy.config = toy.config.model_copy(update={"gpu": "optional"})
+    backend = DockerBackend(gpus=["0"])
+    before = set(os.listdir(tempfile.gettempdir()))
+    try:
+        with pytest.raises(Exception, match="device driver"):
+            backend.open(toy)
+        assert _ours(docker_client, os.getpid()) == []
+        left = set(os.listdir(tempfile.gettempdir())) - before
+        assert [name for name in left if name.startswith("rcb-docker-")] == []
+        with open("/proc/mounts") as mounts:
+            assert "rcb-docker-toy-" not in mounts.read()
+    finally:
+        backend.close()
+
+
+def test_a_removal_the_daemon_times_out_is_asked_again(docker_client, docker_base_image, capsys):
+    """A busy daemon times the first removal out: the container is still removed, and
+    one that never goes is named for ``rcb sandbox gc``."""
+    import requests
+
+    from rcb_action.sandbox._docker import remove_container
+
+    class Flaky:
+        """The real API, but the first ``fails`` removals time out on the client."""
+
+        def __init__(self, fails: int) -> None:
+            self.fails = fails
+
+        def remove_container(self, ref, **kwargs):
+            if self.fails:
+                self.fails -= 1
+                raise requests.exceptions.ReadTimeout("read timed out")
+            return docker_client.api.remove_container(ref, **kwargs)
+
+        def inspect_container(self, ref):
+            return docker_client.api.inspect_container(ref)
+
+    class Client:
+        def __init__(self, fails: int) -> None:
+            self.api = Flaky(fails)
+
+    labels = {LABEL: "1", "rcb.pid": str(os.getpid()), "rcb.host": socket.gethostname()}
+    container = docker_client.containers.create(docker_base_image, ["sleep", "1"], labels=labels)
+    try:
+        assert remove_container(Client(fails=2), container.id, tries=3)
+        assert _ours(docker_client, os.getpid()) == []
+        stuck = docker_client.containers.create(docker_base_image, ["sleep", "1"], labels=labels)
+        assert not remove_container(Client(fails=9), stuck.id, tries=2)
+        assert f"could not remove container {stuck.id[:12]}" in capsys.readouterr().err
+    finally:
+        for leftover in _ours(docker_client, os.getpid()):
+            leftover.remove(force=True)
 
 
 def test_gc_removes_containers_whose_run_is_gone(docker_client, docker_base_image, cli):

@@ -40,6 +40,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -313,16 +314,40 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             self._mount = {self.volume.name: {"bind": WORKSPACE, "mode": "rw"}}
         for source, target in (mounts or {}).items():
             self._mount[source] = {"bind": target, "mode": "ro"}
-        self.helper = self._start()
-        if isinstance(self.files, HostFiles) and self.files.quota is not None:
-            self._keep_quota_if_seen(self.files)
-        if self.volume is not None:
-            self.helper.exec_run(["chmod", "711", WORKSPACE], user="0:0", privileged=True)
+        try:
+            self.helper = self._start()
+            if isinstance(self.files, HostFiles) and self.files.quota is not None:
+                self._keep_quota_if_seen(self.files)
+            if self.volume is not None:
+                self.helper.exec_run(["chmod", "711", WORKSPACE], user="0:0", privileged=True)
+        except BaseException:
+            # Not yet tracked by the backend: nobody else would remove what was started.
+            self.cleanup()
+            raise
         self._idle.append(self.helper)
 
     def _start(self) -> Any:
         limits = self.backend.limits
-        container = self.backend.client.containers.run(
+        name = f"rcb-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        try:
+            container = self._run(name, limits)
+        except BaseException:
+            # The daemon may have created it even though the call failed (a client
+            # timeout, a failed start): remove it by the name chosen here.
+            remove_container(self.backend.client, name)
+            raise
+        with self._lock:
+            self._containers.append(container)
+        if self.backend.local_daemon:
+            with contextlib.suppress(Exception):
+                container.reload()
+                folders = memory_folders(int(container.attrs["State"]["Pid"]))
+                with self._lock:
+                    self._memory_groups[container.id] = folders
+        return container
+
+    def _run(self, name: str, limits: Limits) -> Any:
+        return self.backend.client.containers.run(
             self.image,
             ["sleep", "infinity"],
             detach=True,
@@ -346,16 +371,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             device_requests=gpu_device_requests(self.task, self.backend.gpus),
             labels=self.backend.labels(),
             environment={"HOME": "/tmp"},
+            name=name,
         )
-        with self._lock:
-            self._containers.append(container)
-        if self.backend.local_daemon:
-            with contextlib.suppress(Exception):
-                container.reload()
-                folders = memory_folders(int(container.attrs["State"]["Pid"]))
-                with self._lock:
-                    self._memory_groups[container.id] = folders
-        return container
 
     def _keep_quota_if_seen(self, files: HostFiles) -> None:
         """Turn the quota off unless the helper container sees a tmpfs mounted under the
@@ -411,8 +428,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
                 self._ready.notify()
             if not clean:
                 self._memory_groups.pop(container.id, None)
-                with contextlib.suppress(Exception):
-                    container.remove(force=True)
+                remove_container(self.backend.client, container.id)
 
     def _reset(self, container: Any) -> bool:
         """Kill the sandbox user's processes and empty ``/tmp`` and the other places that
@@ -587,8 +603,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         with self._lock:
             containers, self._containers = self._containers, []
         for container in containers:
-            with contextlib.suppress(Exception):
-                container.remove(force=True)
+            remove_container(self.backend.client, container.id)
         if self.volume is not None:
             with contextlib.suppress(Exception):
                 self.volume.remove(force=True)
@@ -651,6 +666,35 @@ class DockerBackend(SandboxBackend):
         return self.track(sandbox)
 
 
+def remove_container(client: Any, ref: str, *, tries: int = 5) -> bool:
+    """Force-remove a container and make sure it is gone; True when it is (or never
+    existed). A busy daemon can time a removal out or answer that one is already in
+    progress: wait and ask again rather than leave it behind. What still stands after
+    ``tries`` is named on stderr, for ``rcb sandbox gc``."""
+    import docker.errors
+
+    for attempt in range(tries):
+        try:
+            client.api.remove_container(ref, force=True)
+        except docker.errors.NotFound:
+            return True
+        except Exception:  # a client timeout, "removal already in progress": look again
+            pass
+        try:
+            client.api.inspect_container(ref)
+        except docker.errors.NotFound:
+            return True
+        except Exception:
+            pass
+        time.sleep(min(0.5 * 2**attempt, 8))
+    print(
+        f"rcb: could not remove container {ref[:12]}; `rcb sandbox gc` removes it "
+        "once this run has ended",
+        file=sys.stderr,
+    )
+    return False
+
+
 def _owner_alive(labels: dict[str, str]) -> bool:
     if labels.get("rcb.host") != socket.gethostname():
         return False
@@ -687,9 +731,8 @@ def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
     containers = volumes = 0
     for container in client.containers.list(all=True, filters={"label": LABEL}):
         if everything or not _owner_alive(container.labels):
-            with contextlib.suppress(Exception):
-                binds = container.attrs.get("HostConfig", {}).get("Binds") or []
-                container.remove(force=True)
+            binds = container.attrs.get("HostConfig", {}).get("Binds") or []
+            if remove_container(client, container.id, tries=3):
                 containers += 1
                 for bind in binds:
                     _remove_workspace(Path(bind.split(":", 1)[0]))
