@@ -118,6 +118,7 @@ def scripted(
     plan: str | None = None,
     requirements: str = "toyfit==1.0\n",
     code: dict[str, str] | None = None,
+    after_run: tuple[dict[str, Any], ...] = (),
 ) -> list[dict[str, Any]]:
     """An agent's turns for the fixture task: the gold reproduction unless told otherwise."""
     files = reference_files(load_task(FIXTURES / "repro-toy"))
@@ -136,7 +137,9 @@ def scripted(
             call("submit"),
         ),
         turn(
-            call("run", command=". .venv/bin/activate && bash reproduce.sh && ls"), call("submit")
+            call("run", command=". .venv/bin/activate && bash reproduce.sh && ls"),
+            *after_run,
+            call("submit"),
         ),
     ]
 
@@ -162,6 +165,58 @@ with open("results.json", "w") as handle:
     json.dump(results, handle)
 """
 
+# Agents that want to pass without doing the work: each keeps the paper's method in its
+# files, and each must fail with the flag that names what it did.
+NEVER_CALLS = (
+    "def main():\n",
+    """def main():
+    base = int(os.environ.get("RCB_SEED", "0"))
+    noise = random.Random(base)
+    estimates = [3.1416 + noise.gauss(0, 0.02) for _ in range(5)]
+    results = {
+        "metrics": {"pi_estimate": estimates},
+        "curves": {"running_estimate": {"x": CHECKPOINTS, "y": [3.3, 3.15, sum(estimates) / 5]}},
+        "splits": {"train": ["a", "b"], "test": ["c", "d"]},
+    }
+    with open("results.json", "w") as handle:
+        json.dump(results, handle)
+
+
+def unused():
+""",
+)
+COPIED = (
+    "estimates.append(4 * fraction_inside(darts))",
+    "estimates = [3.1436, 3.1396, 3.1416, 3.1376, 3.1456][: len(estimates) + 1]",
+)
+OWN_LIE = call(
+    "write_file",
+    path="results.json",
+    content=json.dumps({"metrics": {"pi_estimate": [3.3] * 5}}),
+)
+ADVERSARIES: dict[str, tuple[list[dict[str, Any]], str]] = {
+    "never-calls": (
+        scripted(code=darts(NEVER_CALLS)),
+        "the code of 'dart throwing' never ran in the reruns (darts.py:13)",
+    ),
+    "ignores-seed": (
+        scripted(code=darts(('int(os.environ.get("RCB_SEED", "0"))', "0"))),
+        "reruns with different seeds gave identical numbers for pi_estimate",
+    ),
+    "one-run-five-times": (
+        scripted(code=darts(("for seed in range(base, base + 5):", "for seed in [base] * 5:"))),
+        "pi_estimate: every run of rerun 1 gave",
+    ),
+    "copies-numbers": (
+        scripted(code=darts(COPIED)),
+        "written in the submitted files, not computed",
+    ),
+    "own-numbers-lie": (
+        scripted(after_run=(OWN_LIE,)),
+        "pi_estimate: the attempt's own results.json says 3.3, the reruns give",
+    ),
+}
+
 # Each agent's script; the judge's answers go in the same order (one per judged attempt).
 AGENTS: dict[str, list[dict[str, Any]]] = {
     "full": scripted(),
@@ -176,6 +231,7 @@ AGENTS: dict[str, list[dict[str, Any]]] = {
     "review-split": scripted(code=darts(('"test": [identity(p) for p in darts[1000:]]', '"test": [identity(p) for p in darts[:1000]]'))),
     "review-module": scripted(code={"darts.py": FABRICATED}),
     "review-curve": scripted(code=darts(("sum(v) / len(v) for v", "sum(v) / len(v) / 2 for v"))),
+    **{name: turns for name, (turns, _) in ADVERSARIES.items()},
 }  # fmt: skip
 GOOD = {"M1": 1.0, "M2": 1.0, "D1": 0.9}
 POOR = {"M1": 0.2, "M2": 0.5, "D1": 0.9}
@@ -234,7 +290,11 @@ def test_full_reproduction(run):
     )
     assert not record.needs_review
     metric = record.metrics["pi_estimate"]
-    assert metric.in_range and len(metric.reproduced) == 5 and metric.relative_error is not None
+    # Two reruns by the harness, five runs each, with seeds it drew itself.
+    assert metric.in_range and len(metric.reproduced) == 10 and metric.relative_error is not None
+    seeds = [r["seed"] for r in record.reruns]
+    assert len(seeds) == 2 and len(set(seeds)) == 2 and not {0, 1, 2, 3, 4} & set(seeds)
+    assert not record.review_reasons
     assert all(c.passed for c in record.curves)
     assert record.scores["plan"] == pytest.approx(0.8)
     assert record.usage["turns"] == 5 and record.usage["tokens_in"] > 0
@@ -338,6 +398,29 @@ def test_suspicious_success_is_flagged_not_trusted(run, name, reason):
     assert "needs review" in record.stages["result_check"].error
 
 
+@pytest.mark.parametrize("name", list(ADVERSARIES))
+def test_an_agent_that_skips_the_work_fails_with_its_flag(run, name):
+    """The reruns, not the agent's own run, are graded: each way of passing without the
+    work is named, and the attempt is no reproduction."""
+    record = run[1][name]
+    flag = ADVERSARIES[name][1]
+    assert record.stages["train_debug"].status == "passed"
+    assert any(flag in reason for reason in record.review_reasons), record.review_reasons
+    assert record.failed_stage == "result_check"
+    assert record.dimensions["result_consistency"] is False
+
+
+def test_the_rerun_copies_only_the_submitted_text_files(run):
+    """What the agent's sandbox held beyond its text files (its .venv, its results.json)
+    never reaches the rerun: the rerun's venv is rcb's, from requirements.txt."""
+    out, records = run
+    log = (out / records["full"].stages["train_debug"].log).read_text()
+    assert "fresh sandbox" in log and "pip install -q -r requirements.txt" in log
+    assert log.count("RCB_SEED=") == 2
+    own = out / records["own-numbers-lie"].log_dir / "own-results.json"
+    assert json.loads(own.read_text())["metrics"]["pi_estimate"] == [3.3] * 5
+
+
 def test_gold_run_passed_and_the_rerun_resumes(run):
     out, _ = run
     gold = read_reproduction_records(out / GOLD_FILE)
@@ -362,7 +445,9 @@ def test_report_shows_five_dimensions_funnel_and_plan_gap(run, cli, tmp_path):
     assert full["failure_rates"] == dict.fromkeys(section["dimensions"], 0.0)
     assert full["plan_score"] == pytest.approx(80.0) and full["execution_success"] == 100.0
     assert section["models"]["scripted/fails-plan"]["funnel"][0]["passed"] == 0
-    assert len(section["needs_review"]) == 3
+    flagged = {f"scripted/{name}" for name, record in run[1].items() if record.needs_review}
+    assert {item["model"] for item in section["needs_review"]} == flagged
+    assert {"scripted/review-split", "scripted/review-module", "scripted/review-curve"} <= flagged
     assert "## rcb reproduction track" in (tmp_path / "r.md").read_text()
 
 
@@ -403,7 +488,8 @@ def test_validate_runs_the_gold_reproduction(environment, confined, tmp_path, cl
     assert "FAIL  repro-toy" in err
     (problem,) = [line for line in stdout.splitlines() if "gold reproduction fails" in line]
     assert problem.strip().startswith(f"{tasks / 'repro-toy' / 'task.yaml'}: ")
-    assert "train_debug: bash reproduce.sh exited with status 3" in problem
+    assert "train_debug: rerun 1 of 2 (RCB_SEED=" in problem
+    assert "bash reproduce.sh exited with status 3" in problem
 
 
 def test_a_replayed_agent_from_the_command_line(environment, confined, tmp_path, cli):

@@ -212,6 +212,84 @@ def test_wrong_numbers_fail_without_review(toy_task):
     assert "outside" in graded.error()
 
 
+# the harness's reruns -------------------------------------------------------------
+
+DARTS = """import random
+
+def throw(seed, n):
+    rng = random.Random(seed)
+    return [(rng.random(), rng.random()) for _ in range(n)]
+
+def main():
+    print(throw(1, 2))
+"""
+
+
+def rerun_of(*metrics, ran=(("darts.py", 1), ("darts.py", 3), ("darts.py", 7)), seconds=2.0):
+    from rcb_action.reproduce._rerun import Rerun, RerunRun
+    from rcb_action.reproduce._stages import Check
+
+    runs = [RerunRun(11 * (i + 1), seconds, {"metrics": m}) for i, m in enumerate(metrics)]
+    return Rerun(Check(True), runs, set(ran))
+
+
+def flags(toy_task, rerun, files=None, own=None, gold_s=None):
+    from rcb_action.reproduce._rerun import rerun_flags
+
+    return rerun_flags(rerun, toy_task.expected, files or {"darts.py": DARTS}, own, gold_s)
+
+
+def test_honest_reruns_raise_no_flag(toy_task):
+    honest = rerun_of({"pi_estimate": [3.1, 3.2, 3.12]}, {"pi_estimate": [3.15, 3.13, 3.17]})
+    own = {"metrics": {"pi_estimate": [3.14, 3.15]}}
+    assert flags(toy_task, honest, own=own, gold_s=3.0) == []
+
+
+@pytest.mark.parametrize(
+    ("rerun", "files", "own", "gold_s", "flag"),
+    [
+        ({"ran": (("darts.py", 1), ("darts.py", 7))}, None, None, None, "never ran in the reruns (darts.py:3)"),
+        ({"ran": ()}, {"darts.py": "import random\nx = random.random()\n"}, None, None, "darts.py (module level)"),
+        ({"metrics": [[3.1, 3.2]] * 2}, None, None, None, "identical numbers for pi_estimate"),
+        ({"metrics": [[3.1, 3.1], [3.2, 3.2]]}, None, None, None, "every run of rerun 1 gave 3.1"),
+        ({"seconds": 0.1}, None, None, 10.0, "a rerun took 0.10 s; the gold run takes 10.0 s"),
+        ({"metrics": [[3.1416, 3.2], [3.1, 3.15]]}, {"darts.py": DARTS + "PI = 3.1416\n"}, None, None, "3.1416 written in the submitted files"),
+        ({}, None, {"metrics": {"pi_estimate": [3.4] * 5}}, None, "own results.json says 3.4"),
+    ],
+    ids=["function-never-called", "file-never-ran", "same-across-seeds", "same-within-a-rerun", "too-fast", "copied", "own-mismatch"],
+)  # fmt: skip
+def test_each_way_to_skip_the_work_is_flagged(toy_task, rerun, files, own, gold_s, flag):
+    metrics = rerun.pop("metrics", [[3.1, 3.2], [3.15, 3.13]])
+    made = rerun_of(*({"pi_estimate": m} for m in metrics), **rerun)
+    found = flags(toy_task, made, files, own, gold_s)
+    assert any(flag in f for f in found), found
+
+
+def test_a_deterministic_metric_may_agree_across_seeds(toy_task):
+    from rcb_action.reproduce._rerun import rerun_flags
+
+    published = toy_task.expected.metrics["pi_estimate"].model_copy(update={"varies": False})
+    expected = toy_task.expected.model_copy(update={"metrics": {"pi_estimate": published}})
+    same = rerun_of({"pi_estimate": [3.1, 3.1]}, {"pi_estimate": [3.1, 3.1]})
+    assert rerun_flags(same, expected, {"darts.py": DARTS}, None, None) == []
+
+
+def test_reruns_are_merged_for_grading():
+    from rcb_action.reproduce._rerun import RerunRun, draw_seeds, merged_results
+
+    curve = {"x": [1, 2], "y": [1.0, 3.0]}
+    runs = [
+        RerunRun(1, 1.0, {"metrics": {"m": [1, 2]}, "curves": {"c": curve}, "splits": {"a": []}}),
+        RerunRun(2, 1.0, {"metrics": {"m": [3]}, "curves": {"c": {"x": [1, 2], "y": [3.0, 5.0]}}}),
+    ]
+    merged = merged_results(runs)
+    assert merged["metrics"] == {"m": [1, 2, 3]}
+    assert merged["curves"]["c"] == {"x": [1, 2], "y": [2.0, 4.0]}
+    assert merged["splits"] == {"a": []}
+    seeds = draw_seeds(5)
+    assert len(set(seeds)) == 5
+
+
 def test_dimensions_follow_the_stages_and_the_judge():
     def stages(failed: str | None) -> dict[str, StageRecord]:
         out, dead = {}, False
@@ -324,7 +402,7 @@ def record(
         dead = dead or stage == failed
         status = "failed" if stage == failed else ("not_run" if dead else "passed")
         stages[stage] = StageRecord(stage=stage, status=status, success=status == "passed")
-    scores = fields.pop("scores", {"plan": 0.5, "method_accuracy": 0.5, "experiment_design": 0.9})
+    scores = fields.pop("scores", {"plan": 0.5, "method_accuracy": 0.7, "experiment_design": 0.9})
     return ReproductionRecord(
         task=task,
         model=model,
@@ -356,9 +434,13 @@ def test_report_section_rates_funnel_and_gap():
     assert a["attempts"] == 3 and a["harness_errors"] == 1
     assert a["failure_rates"]["env_setup"] == pytest.approx(100 / 3, abs=0.01)
     assert a["failure_rates"]["result_consistency"] == pytest.approx(200 / 3, abs=0.01)
-    assert a["failure_rates"]["method_accuracy"] == 100.0  # 0.5 < 0.6 everywhere
+    assert a["failure_rates"]["method_accuracy"] == 0.0  # 0.7 >= 0.6 everywhere
     assert a["failure_rates"]["experiment_design"] == 0.0
     assert [s["passed"] for s in a["funnel"]] == [3, 2, 2, 2, 1]
+    # Conditional: of those that reached the stage, the share that failed it.
+    assert [s["reached"] for s in a["funnel"]] == [3, 3, 2, 2, 2]
+    assert [s["failed_when_reached"] for s in a["funnel"]] == [0.0, 33.33, 0.0, 0.0, 50.0]
+    assert reproduction_section([])["funnel"][0]["failed_when_reached"] is None
     assert a["plan_score"] == 50.0 and a["execution_success"] == pytest.approx(200 / 3, abs=0.01)
     assert a["plan_execution_gap"] == pytest.approx(50 - 200 / 3, abs=0.01)
     assert a["failed_stages"] == {"env_setup": 1, "result_check": 1}
@@ -370,6 +452,17 @@ def test_report_section_rates_funnel_and_gap():
     # A dimension no judge graded is not a failure: it has no rate.
     unjudged = reproduction_section([record("c", scores={})])
     assert unjudged["models"]["c"]["failure_rates"]["method_accuracy"] is None
+
+
+def test_a_full_reproduction_needs_the_judge_as_well_as_the_numbers():
+    judged_out = {"plan": 0.9, "method_accuracy": 0.3, "experiment_design": 0.9}
+    section = reproduction_section(
+        [record("a", "t1"), record("a", "t2", scores=judged_out), record("a", "t3", scores={})]
+    )
+    # All three passed every stage; one failed the judge, one was never judged.
+    assert section["models"]["a"]["full_reproduction"] == pytest.approx(100 / 3, abs=0.01)
+    unjudged = reproduction_section([record("b", scores={})])
+    assert unjudged["models"]["b"]["full_reproduction"] is None
 
 
 def test_report_section_live_subset_after_each_cutoff_and_after_every_cutoff():
@@ -415,7 +508,7 @@ def test_report_section_live_subset_after_each_cutoff_and_after_every_cutoff():
     assert rows[0] == ["a", "2025-03-01", "2", "50.0", "1", "100.0"]
     # Without a registry there is no live subset, and no table for it.
     assert "post_cutoff" not in reproduction_section(records)["models"]["a"]
-    assert len(reproduction_tables(reproduction_section(records))) == 3
+    assert len(reproduction_tables(reproduction_section(records))) == 4
 
 
 def test_records_append_resume_and_survive_a_torn_line(tmp_path):

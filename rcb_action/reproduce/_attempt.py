@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from rcb_action.reproduce._records import (
     StageRecord,
     StageStatus,
 )
+from rcb_action.reproduce._rerun import Rerun, draw_seeds, merged_results, rerun_flags, run_again
 from rcb_action.reproduce._stages import (
     AGENT_STAGES,
     RESULTS,
@@ -63,6 +64,8 @@ class AttemptSetting:
     packages: list[str]
     out: Path
     judge: Model | None = None
+    # Each task's gold rerun time on this machine (the floor a rerun is measured against).
+    gold_run_s: dict[str, float] = field(default_factory=dict)
 
 
 def _stage(stage: str, status: StageStatus, **fields: Any) -> StageRecord:
@@ -86,8 +89,10 @@ class _Attempt:
         self.exhausted: str | None = None
         self.plan = ""
         self.results: dict[str, Any] | None = None
+        self.own_results: dict[str, Any] | None = None
+        self.rerun: Rerun | None = None
         self.grade: ResultGrade | None = None
-        self.files: dict[str, str] = {}
+        self.files: dict[str, str] | None = None
 
     def rel(self, name: str) -> str:
         return (self.log_rel / name).as_posix()
@@ -143,20 +148,43 @@ class _Attempt:
             elif stage == "code_impl":
                 check = checks.code()
             else:
-                check, self.results = checks.run()
-                if self.results is not None:
-                    self.write_log(RESULTS, json.dumps(self.results, indent=1))
+                check = self.run_again(checks)
             check_s = time.monotonic() - checked
             steps.write("stage_check", stage=stage, passed=check.passed, error=check.error)
             self.record_stage(stage, started_at, agent_s, check_s, check, note)
 
+    def run_again(self, checks: StageChecks) -> Check:
+        """train_debug's check: the harness's own reruns of the submitted files, with
+        seeds the agent never saw; what the agent's own run left is kept apart."""
+        self.own_results = checks.own_results()
+        if self.own_results is not None:
+            self.write_log("own-results.json", json.dumps(self.own_results, indent=1))
+        self.keep_files(checks)
+        assert self.files is not None
+        seeds = draw_seeds(self.settings.reruns)
+        self.rerun = run_again(
+            self.setting.backend, self.task, self.setting.wheelhouse, self.files, seeds
+        )
+        if not self.rerun.check.passed:
+            return self.rerun.check
+        self.results = merged_results(self.rerun.runs)
+        self.write_log(RESULTS, json.dumps(self.results, indent=1))
+        return self.rerun.check
+
     def check_results(self, steps: StepLog) -> None:
-        if self.failed is not None or self.results is None:
+        if self.failed is not None or self.results is None or self.rerun is None:
             return
         started_at, started = utc_now(), time.monotonic()
-        assert self.task.expected is not None
+        assert self.task.expected is not None and self.files is not None
         code = "\n".join(t for p, t in sorted(self.files.items()) if p not in _NOT_CODE)
         self.grade = grade_results(self.results, self.task.expected, self.settings, code)
+        self.grade.review_reasons += rerun_flags(
+            self.rerun,
+            self.task.expected,
+            self.files,
+            self.own_results,
+            self.setting.gold_run_s.get(self.task.id),
+        )
         lines = [
             f"{m.name}: reproduced {m.mean if m.mean is not None else '-'} "
             f"(runs {m.reproduced}); published {m.published_mean} +- 2 x {m.published_std} "
@@ -175,6 +203,8 @@ class _Attempt:
         self.record_stage("result_check", started_at, 0.0, time.monotonic() - started, check)
 
     def keep_files(self, checks: StageChecks) -> None:
+        if self.files is not None:
+            return
         self.files = checks.files()
         root = (self.log_dir / "workspace").resolve()
         for path, text in self.files.items():
@@ -190,7 +220,7 @@ class _Attempt:
         if self.failed == "plan":
             # No plan, no code: nothing to grade, and nothing that could pass.
             return None, {"plan": 0.0, "method_accuracy": 0.0, "experiment_design": 0.0}
-        code = {p: t for p, t in self.files.items() if p not in _NOT_CODE}
+        code = {p: t for p, t in (self.files or {}).items() if p not in _NOT_CODE}
         prompt = judge_prompt(self.task, paper, self.plan, code)
         record = run_judge(judge, self.task, self.sample, prompt, self.log_dir, self.setting.out)
         return record, judge_scores(record.items) if record.items else {}
@@ -296,6 +326,7 @@ def run_attempt(
             curves=grade.curves if grade else [],
             needs_review=grade.needs_review if grade else False,
             review_reasons=grade.review_reasons if grade else [],
+            reruns=attempt.rerun.summary() if attempt.rerun else [],
         )
         threshold = task.rubric.pass_threshold if task.rubric else 1.0
         record.dimensions = dimensions_of(record.stages, scores, threshold)

@@ -41,10 +41,14 @@ def _pct(part: int, whole: int) -> float | None:
 
 
 def stage_funnel(records: Sequence[ReproductionRecord]) -> list[dict[str, Any]]:
-    """For each stage, the attempts that passed it and every stage before it."""
+    """For each stage, the attempts that passed it and every stage before it (the
+    cumulative funnel), and beside it the conditional rate: of the attempts that
+    reached the stage (passed every one before it), the share that failed it. A stage
+    nobody reached has no conditional rate, never a failure."""
     steps = []
     alive = list(records)
     for stage in STAGES:
+        reached = len(alive)
         alive = [r for r in alive if r.stage_passed(stage)]
         steps.append(
             {
@@ -52,9 +56,28 @@ def stage_funnel(records: Sequence[ReproductionRecord]) -> list[dict[str, Any]]:
                 "label": STAGE_LABELS[stage],
                 "passed": len(alive),
                 "share": _pct(len(alive), len(records)),
+                "reached": reached,
+                "failed_when_reached": _pct(reached - len(alive), reached),
             }
         )
     return steps
+
+
+JUDGED = ("method_accuracy", "experiment_design")
+
+
+def is_full_reproduction(record: ReproductionRecord) -> bool:
+    """Every stage passed (the reruns' numbers in range, nothing flagged) and the judge
+    passed both dimensions it grades: numbers alone never make a reproduction."""
+    return record.failed_stage is None and all(record.dimensions.get(d) is True for d in JUDGED)
+
+
+def _full_reproduction(scored: list[ReproductionRecord]) -> float | None:
+    """Percent of attempts that are full reproductions; None when no judge graded any
+    (then nobody can say whether the method was the paper's)."""
+    if not any(d in r.dimensions for r in scored for d in JUDGED):
+        return None
+    return _pct(sum(1 for r in scored if is_full_reproduction(r)), len(scored))
 
 
 def _model_entry(records: list[ReproductionRecord]) -> dict[str, Any]:
@@ -80,7 +103,7 @@ def _model_entry(records: list[ReproductionRecord]) -> dict[str, Any]:
         ),
         "plan_score": plan_score,
         "execution_success": execution,
-        "full_reproduction": _pct(sum(1 for r in scored if r.failed_stage is None), len(scored)),
+        "full_reproduction": _full_reproduction(scored),
         "plan_execution_gap": (
             round(plan_score - execution, 2)
             if plan_score is not None and execution is not None

@@ -281,6 +281,9 @@ def reproduce(
                     config, f"{task.id}: INVALID, its gold run fails ({why}); no model is run on it"
                 )
                 continue
+            gold_times = [float(r["duration_s"]) for r in gold.reruns if "duration_s" in r]
+            if gold_times:
+                setting.gold_run_s[task.id] = min(gold_times)
             for agent, sample in items:
                 started = time.monotonic()
                 if fresh and isinstance(agent, ReferenceAgent) and sample == 0 and not judge:

@@ -2,9 +2,10 @@
 
 ``plan`` (prose in plan.md, before any code), ``env_setup`` (a venv with what
 requirements.txt names), ``code_impl`` (code that compiles and whose imports
-resolve, and the entry point reproduce.sh), ``train_debug`` (the harness runs
-reproduce.sh itself and gets a results.json) and ``result_check`` (those results
-against the paper's). Every check runs in the sandbox, on what the agent left.
+resolve, and the entry point reproduce.sh), ``train_debug`` (the harness reruns the
+submitted files in a fresh sandbox with seeds of its own, see ``_rerun``) and
+``result_check`` (those reruns' results against the paper's). Every check runs in a
+sandbox.
 """
 
 from __future__ import annotations
@@ -84,6 +85,11 @@ plan, env_setup, code_impl, train_debug; after that the harness grades the resul
 Your code must write {RESULTS} in the working folder, a JSON object:
 {_results_format(task)}
 
+Seeds: the harness runs bash {ENTRY_POINT} itself, with an integer in the environment
+variable RCB_SEED, a different one each time and unknown in advance. Run i of the
+experiment (i = 0 to {settings.runs - 1}) must draw all its randomness from seed RCB_SEED + i
+wherever the paper uses seed i (with RCB_SEED unset, use 0).
+
 Budget for the whole attempt: {int(budget["turns"])} turns, {int(budget["tokens"])} tokens,
 {int(budget["wall_time_s"])} s of wall time, ${budget["cost_usd"]:g}. The experiment, run by
 the harness, may take at most {settings.run_timeout_s} s.
@@ -120,9 +126,12 @@ exists, every .py file compiles and every import resolves in .venv. Call submit 
     return f"""\
 Stage 4, train_debug. Run the experiment (bash {ENTRY_POINT}) and debug it until it runs
 to the end and writes {RESULTS}; compare your numbers and curves with the paper's before
-you submit. When you submit, the harness deletes {RESULTS}, runs bash {ENTRY_POINT} itself
-(with .venv/bin first on PATH, for at most {settings.run_timeout_s} s) and grades the
-{RESULTS} of that run."""
+you submit. When you submit, the harness copies your text files ({", ".join(CODE_SUFFIXES)},
+at most {MAX_KEPT_FILE_BYTES // 1000} KB each; not .venv, not {RESULTS}, nothing else) into a
+fresh sandbox with no network, creates .venv there from requirements.txt (pip, the same
+wheelhouse), and runs bash {ENTRY_POINT} {settings.reruns} times, each with its own RCB_SEED,
+for at most {settings.run_timeout_s} s each. Only the {RESULTS} of those runs are graded; the
+{RESULTS} you leave is kept and compared with them."""
 
 
 def plan_guard(call: ToolCall) -> str | None:
@@ -154,6 +163,7 @@ class StageChecks:
         self.root = f"{sandbox.workspace}/{WORKDIR}"
         self.venv_python = f"{self.root}/.venv/bin/python"
         self.checks = f"{sandbox.workspace}/{HARNESS_DIR}/{CHECKS_SOURCE.name}"
+        self.last_duration_s = 0.0
 
     def prepare(self, paper: str) -> None:
         """The agent's folder, the paper in it, and the harness's check script (read-only)."""
@@ -223,15 +233,27 @@ class StageChecks:
             return Check(False, "; ".join(map(str, errors))[:500], log)
         return Check(True, None, log)
 
-    def run(self) -> tuple[Check, dict[str, Any] | None]:
+    def own_results(self) -> dict[str, Any] | None:
+        """The results.json the agent's own last run left, when it parses (kept to compare
+        with the harness's reruns, never graded)."""
+        text = self.read(RESULTS)
+        try:
+            data = json.loads(text) if text is not None else None
+        except json.JSONDecodeError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    def run(self, extra_env: dict[str, str] | None = None) -> tuple[Check, dict[str, Any] | None]:
         """Run the entry point as the harness, then read the results it wrote."""
         settings = self.task.config.reproduction
         assert settings is not None
         self.sandbox.remove(f"{WORKDIR}/{RESULTS}")
         env = {"PATH": f"{self.root}/.venv/bin:/usr/bin:/bin", "VIRTUAL_ENV": f"{self.root}/.venv"}
+        env.update(extra_env or {})
         result = self.sandbox.exec(
             ["bash", ENTRY_POINT], timeout_s=settings.run_timeout_s, cwd=WORKDIR, env=env
         )
+        self.last_duration_s = result.duration_s
         log = f"$ bash {ENTRY_POINT}\n[stdout]\n{result.stdout}\n[stderr]\n{result.stderr}\n"
         log += f"[exit status {result.returncode}, {result.duration_s:.1f} s]\n"
         if result.timed_out:

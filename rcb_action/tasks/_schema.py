@@ -104,6 +104,8 @@ class ReproductionConfig(_Strict):
     """
 
     runs: int = Field(default=5, ge=1, le=1000)
+    # The harness's own runs of the submitted code, each with a seed of its choosing.
+    reruns: int = Field(default=2, ge=2, le=20)
     run_timeout_s: int = Field(default=600, gt=0, le=86400)
     packages: list[str] = Field(default_factory=list)
     metrics: dict[str, str] = Field(min_length=1)
@@ -119,6 +121,8 @@ class MetricExpectation(_Strict):
     mean: float
     std: float = Field(ge=0)
     higher_is_better: bool
+    # False for a number the seed does not move (a closed form): its runs may all agree.
+    varies: bool = True
 
 
 class CurveFact(_Strict):

@@ -1,0 +1,326 @@
+"""The harness's own runs of an attempt, and the flags that come from them.
+
+What the agent left in its sandbox is never graded. Its text files (the code,
+``reproduce.sh``, ``requirements.txt``) are copied into a fresh sandbox with no
+network; rcb creates the venv there from ``requirements.txt`` and runs ``bash
+reproduce.sh`` ``reruns`` times, each with a seed in ``RCB_SEED`` that rcb draws then
+and the agent never saw. Only what those runs write is graded.
+
+Each flag below blocks a clean pass (the attempt goes to a person, never counts as a
+reproduction):
+
+- the code that implements a part of the method (``expected.yaml`` ``modules``) never
+  ran in the reruns, traced by :mod:`rerun_trace` in every Python process;
+- reruns with different seeds gave identical numbers, or one rerun's runs all agree,
+  for metrics the seed moves;
+- a rerun finished far faster than the gold run on the same machine;
+- a reported number appears as a literal in the submitted files (written, not computed);
+- the agent's own ``results.json`` disagrees with the reruns.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import secrets
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rcb_action.reproduce._stages import (
+    ENTRY_POINT,
+    HARNESS_DIR,
+    RESULTS,
+    WORKDIR,
+    Check,
+    StageChecks,
+)
+from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT, sandbox_pip_env
+from rcb_action.sandbox import SandboxBackend
+from rcb_action.tasks import ExpectedResults, ModuleCheck, Task
+
+TRACE_SOURCE = Path(__file__).with_name("rerun_trace.py")
+TRACE_DIR = ".rcb-trace"
+TRACE_FILE = "ran.tsv"
+INSTALL_TIMEOUT_S = 900
+# Files of the attempt that are not its work and never travel to the rerun.
+NOT_SUBMITTED = {"paper.md", RESULTS}
+# A rerun shorter than this share of the gold run's, on the same machine, did not do the work.
+FAST_SHARE = 0.05
+SEED_BOUND = 2**31 - 10_000
+
+
+def draw_seeds(count: int) -> list[int]:
+    """Distinct seeds nobody outside this process knows until the rerun is recorded."""
+    seeds: set[int] = set()
+    while len(seeds) < count:
+        seeds.add(secrets.randbelow(SEED_BOUND))
+    return sorted(seeds)
+
+
+@dataclass
+class RerunRun:
+    """One run of ``reproduce.sh`` by the harness."""
+
+    seed: int
+    duration_s: float
+    results: dict[str, Any] | None
+
+
+@dataclass
+class Rerun:
+    """The harness's reruns of one attempt: did they all run, what they wrote, what ran."""
+
+    check: Check
+    runs: list[RerunRun] = field(default_factory=list)
+    # (file, first line) of every code object of the submitted files that started.
+    ran: set[tuple[str, int]] = field(default_factory=set)
+
+    def summary(self) -> list[dict[str, Any]]:
+        return [{"seed": r.seed, "duration_s": round(r.duration_s, 3)} for r in self.runs]
+
+
+def run_again(
+    backend: SandboxBackend, task: Task, wheelhouse: Path, files: dict[str, str], seeds: list[int]
+) -> Rerun:
+    """Copy ``files`` into a fresh sandbox, install ``requirements.txt``, run ``reproduce.sh``
+    once per seed; a failed install or run fails the check with the reason."""
+    submitted = {p: t for p, t in files.items() if p not in NOT_SUBMITTED}
+    if ENTRY_POINT not in submitted:
+        return Rerun(Check(False, f"no {ENTRY_POINT} was submitted"))
+    sandbox = backend.open_clean(
+        task, mounts={str(wheelhouse): WHEELHOUSE_MOUNT}, env=sandbox_pip_env()
+    )
+    try:
+        checks = StageChecks(sandbox, task)
+        sandbox.mkdir(WORKDIR, writable=True)
+        sandbox.mkdir(TRACE_DIR, writable=True)
+        sandbox.write_files({f"{WORKDIR}/{p}": t.encode("utf-8") for p, t in submitted.items()})
+        sandbox.write_files(
+            {f"{HARNESS_DIR}/sitecustomize.py": TRACE_SOURCE.read_bytes()}, writable=False
+        )
+        install = (
+            "python3 -m venv .venv && "
+            + (".venv/bin/pip install -q -r requirements.txt" if "requirements.txt" in submitted else "true")
+        )  # fmt: skip
+        result = sandbox.exec(["bash", "-c", install], timeout_s=INSTALL_TIMEOUT_S, cwd=WORKDIR)
+        log = f"[rerun: {len(submitted)} submitted files copied into a fresh sandbox]\n"
+        log += f"$ {install}\n{result.stdout}{result.stderr}"
+        if result.returncode != 0 or result.timed_out:
+            last = (result.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1][:300]
+            error = f"the rerun could not install requirements.txt in a new .venv: {last}"
+            return Rerun(Check(False, error, log))
+        runs = []
+        trace = f"{sandbox.workspace}/{TRACE_DIR}/{TRACE_FILE}"
+        for number, seed in enumerate(seeds, 1):
+            env = {
+                "RCB_SEED": str(seed),
+                "PYTHONPATH": f"{sandbox.workspace}/{HARNESS_DIR}",
+                "RCB_TRACE_ROOT": checks.root,
+                "RCB_TRACE_FILE": trace,
+            }
+            check, results = checks.run(env)
+            log += f"\n[rerun {number} of {len(seeds)}, RCB_SEED={seed}]\n{check.log}"
+            if not check.passed:
+                return Rerun(
+                    Check(
+                        False,
+                        f"rerun {number} of {len(seeds)} (RCB_SEED={seed}): {check.error}",
+                        log,
+                    )
+                )
+            runs.append(RerunRun(seed, checks.last_duration_s, results))
+        return Rerun(Check(True, None, log), runs, _ran(sandbox, f"{TRACE_DIR}/{TRACE_FILE}"))
+    finally:
+        backend.release(sandbox)
+
+
+def _ran(sandbox: Any, rel: str) -> set[tuple[str, int]]:
+    try:
+        text = sandbox.read_file(rel).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return set()
+    ran = set()
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[1].isdigit():
+            ran.add((parts[0], int(parts[1])))
+    return ran
+
+
+def merged_results(runs: list[RerunRun]) -> dict[str, Any]:
+    """One results object for grading: each metric's values of all reruns together, each
+    curve's y averaged over the reruns (when their x agree), splits of the first rerun."""
+    results = [r.results or {} for r in runs]
+    metrics: dict[str, list[Any]] = {}
+    for reported in results:
+        for name, value in (reported.get("metrics") or {}).items():
+            metrics.setdefault(name, []).extend(value if isinstance(value, list) else [value])
+    curves: dict[str, Any] = {}
+    for name, first in (results[0].get("curves") or {}).items():
+        same = [r.get("curves", {}).get(name) for r in results]
+        try:
+            xs = [list(c["x"]) for c in same]
+            ys = [[float(y) for y in c["y"]] for c in same]
+        except (TypeError, KeyError, ValueError):
+            curves[name] = first
+            continue
+        if all(x == xs[0] for x in xs) and all(len(y) == len(ys[0]) for y in ys):
+            curves[name] = {
+                "x": xs[0],
+                "y": [statistics.fmean(col) for col in zip(*ys, strict=True)],
+            }
+        else:
+            curves[name] = first
+    return {"metrics": metrics, "curves": curves, "splits": results[0].get("splits")}
+
+
+def _functions(source: str) -> list[tuple[int, int, int]]:
+    """(first line as the code object has it, def line, last line) of each function."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out.append((first, node.lineno, node.end_lineno or node.lineno))
+    return out
+
+
+def _module_ran(
+    module: ModuleCheck, files: dict[str, str], ran: set[tuple[str, int]]
+) -> tuple[bool, list[str]]:
+    """Whether code that implements ``module`` ran: a function whose body matches one of
+    its patterns was called, or (when only module-level lines match) that file ran.
+    Also the places that match, for the flag's text."""
+    places, inline = [], []
+    for path, text in sorted(files.items()):
+        if not path.endswith(".py"):
+            continue
+        lines = [
+            number
+            for number, line in enumerate(text.splitlines(), 1)
+            if any(re.search(p, line) for p in module.patterns)
+        ]
+        if not lines:
+            continue
+        functions = _functions(text)
+        for first, start, end in functions:
+            if any(start <= n <= end for n in lines):
+                places.append((path, first, start))
+        if not any(start <= n <= end for n in lines for _, start, end in functions):
+            inline.append(path)
+    if places:
+        called = any((path, first) in ran for path, first, _ in places)
+        return called, [f"{path}:{start}" for path, _, start in places]
+    return any((path, 1) in ran for path in inline), [f"{path} (module level)" for path in inline]
+
+
+def _literals(files: dict[str, str]) -> set[float]:
+    found = set()
+    for text in files.values():
+        for token in re.findall(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?", text):
+            value = float(token)
+            if math.isfinite(value) and value != int(value):
+                found.add(value)
+    return found
+
+
+def rerun_flags(
+    rerun: Rerun,
+    expected: ExpectedResults,
+    files: dict[str, str],
+    own: dict[str, Any] | None,
+    gold_run_s: float | None,
+) -> list[str]:
+    """Every reason the reruns' numbers cannot be taken as a reproduction."""
+    flags: list[str] = []
+    submitted = {p: t for p, t in files.items() if p not in NOT_SUBMITTED}
+    for module in expected.modules:
+        ran, places = _module_ran(module, submitted, rerun.ran)
+        if places and not ran:  # no place at all is the module check's flag already
+            where = ", ".join(places[:4])
+            flags.append(f"the code of '{module.name}' never ran in the reruns ({where})")
+    if not expected.modules and not any(path.endswith(".py") for path, _ in rerun.ran):
+        flags.append("none of the submitted Python code ran in the reruns")
+
+    per_run = [(r.results or {}).get("metrics") or {} for r in rerun.runs]
+    varying = [name for name, m in expected.metrics.items() if m.varies]
+    if len(per_run) > 1 and varying:
+        values = [[m.get(name) for name in varying] for m in per_run]
+        if all(v == values[0] for v in values[1:]):
+            flags.append(
+                "reruns with different seeds gave identical numbers for "
+                + ", ".join(varying)
+                + ": the seed does not reach the experiment"
+            )
+    for name in varying:
+        for number, metrics in enumerate(per_run, 1):
+            value = metrics.get(name)
+            if isinstance(value, list) and len(value) > 1 and all(v == value[0] for v in value):
+                flags.append(
+                    f"{name}: every run of rerun {number} gave {value[0]!r}; the seed moves it"
+                )
+                break
+
+    if gold_run_s and rerun.runs:
+        fastest = min(r.duration_s for r in rerun.runs)
+        if fastest < FAST_SHARE * gold_run_s:
+            flags.append(
+                f"a rerun took {fastest:.2f} s; the gold run takes {gold_run_s:.1f} s here "
+                f"(less than {FAST_SHARE:.0%} of it cannot be the experiment)"
+            )
+
+    literals = _literals(submitted)
+    for name in expected.metrics:
+        copied = sorted(
+            {
+                v
+                for m in per_run
+                for v in _as_list(m.get(name))
+                if isinstance(v, float) and v in literals
+            }
+        )
+        if copied:
+            shown = ", ".join(repr(v) for v in copied[:3])
+            flags.append(f"{name}: {shown} written in the submitted files, not computed")
+
+    flags += _own_mismatch(own, per_run, expected)
+    return flags
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _mean(values: Any) -> float | None:
+    numbers = [
+        float(v) for v in _as_list(values) if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    numbers = [v for v in numbers if math.isfinite(v)]
+    return statistics.fmean(numbers) if numbers else None
+
+
+def _own_mismatch(
+    own: dict[str, Any] | None, per_run: list[dict[str, Any]], expected: ExpectedResults
+) -> list[str]:
+    """The agent's own results.json against the reruns, metric by metric: means further
+    apart than twice the published spread (at least 1e-9 of the value) disagree."""
+    if not own or not isinstance(own.get("metrics"), dict):
+        return []
+    flags = []
+    for name, published in expected.metrics.items():
+        said = _mean(own["metrics"].get(name))
+        got = _mean([v for m in per_run for v in _as_list(m.get(name))])
+        if said is None or got is None:
+            continue
+        allowed = max(2 * published.std, 1e-9 * max(abs(got), 1.0))
+        if abs(said - got) > allowed:
+            flags.append(
+                f"{name}: the attempt's own results.json says {said:.6g}, the reruns give {got:.6g}"
+            )
+    return flags
