@@ -419,6 +419,13 @@ def _funnel_cell(step: dict[str, Any]) -> str:
     return f"{step['passed']} ({_pct(step['share'])}%)"
 
 
+def _conditional_cell(step: dict[str, Any]) -> str:
+    rate = step.get("failed_when_reached")
+    if rate is None:
+        return "-"
+    return f"{_pct(rate)}% ({step['reached'] - step['passed']} / {step['reached']})"
+
+
 def reproduction_tables(
     section: dict[str, Any], text: Escape = _raw
 ) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -440,8 +447,13 @@ def reproduction_tables(
     funnel = [
         [text(name), *[_funnel_cell(s) for s in entry["funnel"]]] for name, entry in models.items()
     ]
+    conditional = [
+        [text(name), *[_conditional_cell(s) for s in entry["funnel"]]]
+        for name, entry in models.items()
+    ]
     if len(models) > 1:
         funnel.append(["all models", *[_funnel_cell(s) for s in section["funnel"]]])
+        conditional.append(["all models", *[_conditional_cell(s) for s in section["funnel"]]])
     gap = [
         [
             text(name),
@@ -463,6 +475,11 @@ def reproduction_tables(
             "Stage funnel (attempts that passed the stage and every one before it)",
             ["Model", *stages.values()],
             funnel,
+        ),
+        (
+            "Failed at each stage, of the attempts that reached it (%, failed / reached)",
+            ["Model", *stages.values()],
+            conditional,
         ),
         (
             "Planning vs doing (%)",
