@@ -28,6 +28,7 @@ from rcb_action.reproduce import (
     judge_scores,
     parse_judgement,
     prose_words,
+    read_reproduction_records,
     reproduction_section,
 )
 from rcb_action.reproduce._judge import run_judge
@@ -555,3 +556,58 @@ def test_report_command_on_a_reproduction_folder(tmp_path, cli):
     markdown = (tmp_path / "r.md").read_text()
     assert markdown.startswith("## rcb reproduction track")
     assert "| a | 50.0 | 50.0 | +0.0 | 50.0 | train_debug 1 |" in markdown
+
+
+# scripted baselines ---------------------------------------------------------------
+
+BASELINES_DIR = TASKS.parent / "baselines" / "reproduction"
+
+
+def test_baseline_agents_are_named_and_a_wrong_one_is_one_line(tmp_path):
+    from rcb_action.errors import RcbError
+    from rcb_action.reproduce import ReproduceConfig, get_agent
+    from rcb_action.reproduce._reference import baseline_turns
+
+    config = ReproduceConfig(models=[], out=tmp_path)
+    assert get_agent("baseline:fabricator", config).name == "baseline:fabricator"
+    with pytest.raises(RcbError, match=r"--model baseline:tired: no baseline 'tired' \(known: "):
+        get_agent("baseline:tired", config)
+    task = load_task(TASKS / "repro-heston-ig")
+    script = [
+        json.loads(c.arguments)["content"]
+        for t in baseline_turns(task, "fabricator")
+        for c in t.tool_calls
+        if c.name == "write_file" and '"reproduce.sh"' in c.arguments
+    ]
+    # The fabricator keeps the method's code but its entry point never runs it.
+    assert len(script) == 1 and "python" not in script[0] and "results.json" in script[0]
+    assert len(baseline_turns(task, "lazy")) == 1
+
+
+def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled():
+    """The leaderboard's reproduction page shows these until real models run: they must
+    be of the tasks as they are (rerun `rcb reproduce` as docs/reproduction.md says when a
+    task changes), the honest one passing every stage, the others failing as they should."""
+    records = {(r.task, r.model): r for r in read_reproduction_records(BASELINES_DIR / REPRODUCTION_FILE)}
+    tasks = {t.id: t for t in REPRO_TASKS}
+    assert {task for task, _ in records} == set(tasks)
+    assert {model for _, model in records} == {"reference", "baseline:fabricator", "baseline:lazy"}
+    for (task, model), record in records.items():
+        assert record.task_sha == tasks[task].sha, f"{task}: baselines are stale, regenerate"
+        if model == "reference":
+            assert record.failed_stage is None and not record.review_reasons
+        elif model == "baseline:fabricator":
+            assert record.failed_stage == "result_check"
+            assert any("never ran in the reruns" in r for r in record.review_reasons)
+            assert any("written in the submitted files" in r for r in record.review_reasons)
+        else:
+            assert record.failed_stage == "env_setup"
+
+
+def test_the_site_labels_the_baselines(tmp_path, cli):
+    code, _, err = cli("site", "build", BASELINES_DIR, "--out", tmp_path / "site")
+    assert code == 0, err
+    page = (tmp_path / "site" / "reproduction.html").read_text()
+    assert page.count('class="badge"') >= 4  # three rows and the note
+    assert "writes the published numbers without running it" in page
+    assert "No reproduction results yet" not in page

@@ -31,7 +31,7 @@ from rcb_action.reproduce._records import (
     ReproductionStore,
     read_reproduction_records,
 )
-from rcb_action.reproduce._reference import ReferenceAgent
+from rcb_action.reproduce._reference import BASELINE_PREFIX, BaselineAgent, ReferenceAgent
 from rcb_action.reproduce._wheelhouse import allowed_packages, build_wheelhouse
 from rcb_action.sandbox import Limits, SandboxBackend, get_backend
 from rcb_action.tasks import Task, load_tasks_of_kind, resolve_tasks_dir
@@ -74,7 +74,8 @@ def _safe(name: str) -> str:
 
 
 def get_agent(spec: str, config: ReproduceConfig) -> AgentModel:
-    """``reference`` (the task's gold reproduction), ``replay:FILE`` or a litellm name.
+    """``reference`` (the task's gold reproduction), ``baseline:fabricator`` or
+    ``baseline:lazy`` (scripted agents that skip the work), ``replay:FILE`` or a litellm name.
 
     Raises:
         RcbError: an empty name or a malformed replay file.
@@ -83,6 +84,11 @@ def get_agent(spec: str, config: ReproduceConfig) -> AgentModel:
         raise RcbError("--model: empty model name")
     if spec == GOLD_MODEL:
         return ReferenceAgent()
+    if spec.startswith(BASELINE_PREFIX):
+        try:
+            return BaselineAgent(spec.removeprefix(BASELINE_PREFIX))
+        except ValueError as exc:
+            raise RcbError(f"--model {spec}: {exc}") from None
     if spec.startswith("replay:"):
         path = spec.removeprefix("replay:")
         if not path:

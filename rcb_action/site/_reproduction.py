@@ -24,6 +24,7 @@ from rcb_action.reproduce import (
     read_reproduction_records,
     reproduction_section,
 )
+from rcb_action.reproduce._reference import baseline_label
 from rcb_action.reproduce._report import DIMENSION_LABELS, STAGE_LABELS
 
 DIMENSIONS: dict[str, str] = dict(DIMENSION_LABELS)
@@ -57,6 +58,8 @@ class ModelRow:
     harness_errors: int
     funnel: list[dict[str, Any]]
     post_cutoff: dict[str, Any]
+    # Set for the scripted baselines shown until real models are run: what the agent is.
+    baseline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ def reproduction_view(
             harness_errors=entry["harness_errors"],
             funnel=entry["funnel"],
             post_cutoff=entry["post_cutoff"],
+            baseline=baseline_label(model),
         )
         for model, entry in section["models"].items()
     ]
