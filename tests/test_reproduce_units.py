@@ -588,7 +588,9 @@ def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled()
     """The leaderboard's reproduction page shows these until real models run: they must
     be of the tasks as they are (rerun `rcb reproduce` as docs/reproduction.md says when a
     task changes), the honest one passing every stage, the others failing as they should."""
-    records = {(r.task, r.model): r for r in read_reproduction_records(BASELINES_DIR / REPRODUCTION_FILE)}
+    records = {
+        (r.task, r.model): r for r in read_reproduction_records(BASELINES_DIR / REPRODUCTION_FILE)
+    }
     tasks = {t.id: t for t in REPRO_TASKS}
     assert {task for task, _ in records} == set(tasks)
     assert {model for _, model in records} == {"reference", "baseline:fabricator", "baseline:lazy"}
