@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import zipfile
 from collections.abc import Iterator
@@ -477,6 +478,10 @@ def test_validate_runs_the_gold_reproduction(environment, confined, tmp_path, cl
     code, _, err = cli("validate", FIXTURES / "repro-toy")
     assert code == 0
     assert "repro-toy: gold reproduction passed" in err
+    # The gold run's number beside the target it is graded against, and where that comes from.
+    assert re.search(
+        r"pi_estimate: gold 3\.1\d* over 10 runs; target 3\.142 \+- 2 x 0\.04 \(gold\)", err
+    )
     tasks = tmp_path / "tasks"
     shutil.copytree(FIXTURES, tasks)
     script = tasks / "repro-toy" / "reference" / "darts.py"

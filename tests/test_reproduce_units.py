@@ -596,6 +596,7 @@ def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled()
     assert {model for _, model in records} == {"reference", "baseline:fabricator", "baseline:lazy"}
     for (task, model), record in records.items():
         assert record.task_sha == tasks[task].sha, f"{task}: baselines are stale, regenerate"
+        assert record.target_source == tasks[task].expected.source
         if model == "reference":
             assert record.failed_stage is None and not record.review_reasons
         elif model == "baseline:fabricator":
@@ -613,3 +614,4 @@ def test_the_site_labels_the_baselines(tmp_path, cli):
     assert page.count('class="badge"') >= 4  # three rows and the note
     assert "writes the published numbers without running it" in page
     assert "No reproduction results yet" not in page
+    assert "rcb's gold run (not numbers from the paper)" in page  # where the targets come from

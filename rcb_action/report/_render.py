@@ -511,8 +511,22 @@ def reproduction_tables(
     return tables
 
 
+TARGET_SOURCES = {"paper": "the paper's own numbers", "gold": "rcb's gold run, not the paper"}
+
+
 def _reproduction_notes(section: dict[str, Any], text: Escape = _raw) -> list[str]:
-    notes = [
+    targets = section.get("targets") or {}
+    notes = []
+    if targets:
+        notes.append(
+            "Targets: "
+            + "; ".join(
+                f"{text(task)}: {TARGET_SOURCES.get(source, 'not recorded')}"
+                for task, source in targets.items()
+            )
+            + "."
+        )
+    notes += [
         f"Task {text(task)} is invalid (its gold run fails: "
         f"{text(str(info.get('message') or info.get('failed_stage')))}); no model is scored on it."
         for task, info in section["invalid_tasks"].items()

@@ -240,6 +240,7 @@ class _Attempt:
             task_sha=self.task.sha,
             published=self.task.config.published,
             domain=self.task.config.domain,
+            target_source=self.task.expected.source if self.task.expected else "",
             failed_stage=self.failed,
             stages={s: self.stages[s] for s in STAGES},
             usage=loop.usage.summary() if loop else {},

@@ -134,6 +134,8 @@ class ReproductionRecord(_Open):
     curves: list[CurveCheck] = []
     needs_review: bool = False
     review_reasons: list[str] = []
+    # Where the graded targets come from: the paper's own numbers, or rcb's gold run.
+    target_source: str = ""
     # The harness's reruns that were graded: each one's seed and wall time.
     reruns: list[dict[str, float]] = []
     judge: JudgeRecord | None = None

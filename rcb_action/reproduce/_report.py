@@ -209,4 +209,6 @@ def reproduction_section(
             if r.needs_review
         ],
         "invalid_tasks": invalid,
+        # Each task's targets: "paper" (the paper's numbers) or "gold" (rcb's gold run).
+        "targets": {r.task: r.target_source for r in sorted(kept, key=lambda r: r.key)},
     }

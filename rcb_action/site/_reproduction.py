@@ -75,6 +75,8 @@ class ReproductionView:
     invalid_tasks: dict[str, dict[str, Any]]
     names: dict[str, str]
     common_post_cutoff: dict[str, Any] | None
+    # Each task's targets: "paper" or "gold".
+    targets: dict[str, str]
 
 
 def reproduction_view(
@@ -112,5 +114,6 @@ def reproduction_view(
         needs_review=section["needs_review"],
         invalid_tasks=section["invalid_tasks"],
         names={row.model: row.name for row in rows},
+        targets=section["targets"],
         common_post_cutoff=section.get("common_post_cutoff"),
     )

@@ -123,6 +123,8 @@ class MetricExpectation(_Strict):
     higher_is_better: bool
     # False for a number the seed does not move (a closed form): its runs may all agree.
     varies: bool = True
+    # With ``source: paper``: where the paper reports it ("Table 2, row ADOPT").
+    location: str = ""
 
 
 class CurveFact(_Strict):

@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rcb_action.errors import RcbError, TaskError
 from rcb_action.sandbox import SandboxBackend
@@ -22,6 +23,9 @@ from rcb_action.scoring import (
 )
 from rcb_action.tasks import Task, load_task
 from rcb_action.validate._mutants import SnippetMutants, mutate_task, write_mutants_file
+
+if TYPE_CHECKING:
+    from rcb_action.reproduce import ReproductionRecord
 
 # A paper's whole suite should run in this many seconds on one core (the reference run).
 SUITE_BUDGET_S = 30.0
@@ -53,6 +57,8 @@ class TaskCheck:
     warnings: list[Problem] = field(default_factory=list)
     mutants: dict[str, SnippetMutants] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
+    # A reproduction task's gold run against its targets, one line per metric.
+    targets: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -228,6 +234,23 @@ def _check_paper(check: TaskCheck, task: Task) -> None:
         check.warnings.append(Problem(where, None, f"key 'paper': not checked: {exc}"))
 
 
+def _gold_against_targets(task: Task, record: ReproductionRecord) -> list[str]:
+    """One line per metric: the gold run's mean beside the target and where it comes from."""
+    assert task.expected is not None
+    source = task.expected.source
+    lines = []
+    for name, target in task.expected.metrics.items():
+        got = record.metrics.get(name)
+        gold = "-" if got is None or got.mean is None else f"{got.mean:.4g}"
+        runs = len(got.reproduced) if got is not None else 0
+        where = f"paper, {target.location}" if source == "paper" and target.location else source
+        lines.append(
+            f"{name}: gold {gold} over {runs} runs; target {target.mean:.4g} +- 2 x "
+            f"{target.std:.4g} ({where})"
+        )
+    return lines
+
+
 def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
     """A reproduction task is valid when its gold reproduction passes every stage."""
     from rcb_action.paths import cache_dir
@@ -245,6 +268,7 @@ def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
         return
     check.reference_seconds = time.monotonic() - started
     check.extra["gold"] = "gold reproduction passed" + ("" if fresh else " (cached)")
+    check.targets = _gold_against_targets(task, record)
     if not gold_passed(record):
         logs = out / LOGS_DIR / "_gold" / task.id
         check.problems.append(
@@ -282,6 +306,8 @@ def validate_tasks(
                     f"ok    {root.name}: {check.extra['gold']} in {check.reference_seconds:.1f} s",
                     file=sys.stderr,
                 )
+                for line in check.targets:
+                    print(f"      {line}", file=sys.stderr)
                 continue
             if "sizes" in check.extra:
                 extra += f", {check.extra['sizes']}"
