@@ -954,6 +954,7 @@ def _run_pool(
             runner.close()
             wait(list(pending), timeout=10)
             shutdown()
+            runner.close()  # what a worker opened while the first close ran
             print(
                 f"\nrcb: interrupted; {summary.done} new records are saved in {runner.store.path}. "
                 "Run the same command again to resume.",
@@ -962,8 +963,12 @@ def _run_pool(
             raise
         except BaseException:
             runner.stop.set()
-            runner.close()
             shutdown()
+            # Killing the sandboxes ends the tests in flight; a worker that was opening a
+            # sandbox meanwhile finishes it, so close again once the workers have stopped.
+            runner.close()
+            wait(list(pending), timeout=60)
+            runner.close()
             raise
     calls.shutdown(wait=True)
     tests.shutdown(wait=True)
