@@ -139,10 +139,14 @@ def scripted(
         ),
         turn(
             call("run", command=". .venv/bin/activate && bash reproduce.sh && ls"),
+            call("write_file", path="conclusions.md", content=CONCLUSIONS),
             *after_run,
             call("submit"),
         ),
     ]
+
+
+CONCLUSIONS = "The estimate of pi is within the paper's spread over the five seeds.\n"
 
 
 def darts(edit: tuple[str, str] | None = None) -> dict[str, str]:
@@ -238,10 +242,12 @@ GOOD = {"M1": 1.0, "M2": 1.0, "D1": 0.9}
 POOR = {"M1": 0.2, "M2": 0.5, "D1": 0.9}
 
 
-def judgement(grades: dict[str, float], plan: float = 0.8) -> str:
+def judgement(grades: dict[str, float], plan: float = 0.8, conclusions: float = 0.9) -> str:
     items = [
         {"id": i, "plan": plan, "implementation": g, "reason": "ok"} for i, g in grades.items()
     ]
+    # Asked for only when the harness's reruns gave results; ignored otherwise.
+    items.append({"id": "conclusions", "implementation": conclusions, "reason": "supported"})
     return "```json\n" + json.dumps({"items": items}) + "\n```"
 
 
@@ -305,7 +311,12 @@ def test_full_reproduction(run):
         assert (out / record.stages[stage].log).is_file()
     assert (logs / "workspace" / "darts.py").is_file() and (logs / "results.json").is_file()
     assert record.judge is not None and record.judge.items
-    assert "Grade what is written" in (out / record.judge.prompt_log).read_text()
+    prompt = (out / record.judge.prompt_log).read_text()
+    assert "Grade what is written" in prompt
+    # The judge sees the reruns' results and the agent's conclusions, and grades them.
+    assert "## The harness's reruns: results" in prompt and "pi_estimate: reproduced" in prompt
+    assert CONCLUSIONS.strip() in prompt
+    assert record.scores["conclusions"] == pytest.approx(0.9)
     assert "```json" in (out / record.judge.answer_log).read_text()
     steps = [json.loads(line) for line in (logs / "steps.jsonl").read_text().splitlines()]
     assert all("time" in s and "elapsed_s" in s for s in steps)

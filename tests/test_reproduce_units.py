@@ -373,6 +373,26 @@ def test_the_judge_prompt_holds_rubric_plan_and_code(toy_task):
     )
 
 
+def test_with_results_the_judge_grades_the_conclusions(toy_task):
+    prompt = judge_prompt(
+        toy_task, "paper", "plan", {"a.py": "x = 1"}, "pi_estimate: reproduced 3.14", "pi is 3"
+    )
+    assert "pi_estimate: reproduced 3.14" in prompt and "## The agent's conclusions" in prompt
+    assert '"id": "conclusions"' in prompt
+    assert "conclusions" not in judge_prompt(toy_task, "paper", "plan", {"a.py": "x = 1"})
+    rows = [{"id": i.id, "plan": 0.5, "implementation": 0.9} for i in toy_task.rubric.items]
+    answer = json.dumps({"items": rows})
+    with pytest.raises(ValueError, match="no item 'conclusions'"):
+        parse_judgement(answer, toy_task.rubric, conclusions=True)
+    rows.append({"id": "conclusions", "implementation": 0.2})
+    items = parse_judgement(json.dumps({"items": rows}), toy_task.rubric, conclusions=True)
+    scores = judge_scores(items)
+    assert scores["conclusions"] == pytest.approx(0.2) and scores["plan"] == pytest.approx(0.5)
+    # Design graded 0.9, but conclusions the results do not support fail the dimension.
+    stages = {s: StageRecord(stage=s, status="passed", success=True) for s in STAGES}
+    assert dimensions_of(stages, scores, 0.6)["experiment_design"] is False
+
+
 def test_the_judge_is_called_through_litellm_and_kept(toy_task, tmp_path):
     judge = LiteLLMModel(
         "openai/gpt-4o-mini",

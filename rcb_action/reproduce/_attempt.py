@@ -33,6 +33,7 @@ from rcb_action.reproduce._records import (
 from rcb_action.reproduce._rerun import Rerun, draw_seeds, merged_results, rerun_flags, run_again
 from rcb_action.reproduce._stages import (
     AGENT_STAGES,
+    CONCLUSIONS_FILE,
     RESULTS,
     WORKDIR,
     Check,
@@ -46,7 +47,7 @@ from rcb_action.sandbox import SandboxBackend
 from rcb_action.tasks import Task
 
 # Files the judge is not shown as the attempt's code.
-_NOT_CODE = {"paper.md", "plan.md", RESULTS}
+_NOT_CODE = {"paper.md", "plan.md", RESULTS, CONCLUSIONS_FILE}
 # How the model's work on a stage ended, as the stage's log and error say it.
 _ENDINGS = {
     "submitted": "",
@@ -92,6 +93,7 @@ class _Attempt:
         self.own_results: dict[str, Any] | None = None
         self.rerun: Rerun | None = None
         self.grade: ResultGrade | None = None
+        self.result_lines: list[str] = []
         self.files: dict[str, str] | None = None
 
     def rel(self, name: str) -> str:
@@ -197,10 +199,18 @@ class _Attempt:
             f"curve {c.curve} ({c.kind}): {'ok' if c.passed else 'FAILS'}: {c.detail}"
             for c in self.grade.curves
         ]
-        lines += [f"needs review: {reason}" for reason in self.grade.review_reasons]
+        self.result_lines = lines
+        lines = [*lines, *(f"needs review: {reason}" for reason in self.grade.review_reasons)]
         check = Check(self.grade.passed, self.grade.error(), "\n".join(lines) + "\n")
         steps.write("stage_check", stage="result_check", passed=check.passed, error=check.error)
         self.record_stage("result_check", started_at, 0.0, time.monotonic() - started, check)
+
+    def grade_summary(self) -> str | None:
+        """The reruns' results as the result check reported them, for the judge; None
+        when the harness never got results to show."""
+        if self.grade is None:
+            return None
+        return "\n".join(self.result_lines)
 
     def keep_files(self, checks: StageChecks) -> None:
         if self.files is not None:
@@ -220,9 +230,21 @@ class _Attempt:
         if self.failed == "plan":
             # No plan, no code: nothing to grade, and nothing that could pass.
             return None, {"plan": 0.0, "method_accuracy": 0.0, "experiment_design": 0.0}
-        code = {p: t for p, t in (self.files or {}).items() if p not in _NOT_CODE}
-        prompt = judge_prompt(self.task, paper, self.plan, code)
-        record = run_judge(judge, self.task, self.sample, prompt, self.log_dir, self.setting.out)
+        files = self.files or {}
+        code = {p: t for p, t in files.items() if p not in _NOT_CODE}
+        results = self.grade_summary()
+        prompt = judge_prompt(
+            self.task, paper, self.plan, code, results, files.get(CONCLUSIONS_FILE)
+        )
+        record = run_judge(
+            judge,
+            self.task,
+            self.sample,
+            prompt,
+            self.log_dir,
+            self.setting.out,
+            conclusions=results is not None,
+        )
         return record, judge_scores(record.items) if record.items else {}
 
     def finish(self, steps: StepLog, loop: AgentLoop | None, **fields: Any) -> ReproductionRecord:
@@ -270,6 +292,10 @@ def dimensions_of(
         score = scores.get(name)
         if score is not None:
             dimensions[name] = score >= threshold
+    # A design whose conclusions the results do not support is not a sound experiment.
+    concluded = scores.get("conclusions")
+    if concluded is not None and "experiment_design" in dimensions:
+        dimensions["experiment_design"] = dimensions["experiment_design"] and concluded >= threshold
     return {name: dimensions[name] for name in DIMENSIONS if name in dimensions}
 
 

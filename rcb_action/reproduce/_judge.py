@@ -1,11 +1,13 @@
 """The LLM judge: the plan and the code graded against the task's rubric.
 
 The judge sees the paper, the rubric, the plan the agent wrote before any code,
-and the code it left. For every rubric item it grades the plan alone and the
+the code it left and, once the harness reran the code, the reruns' results and the
+agent's conclusions. For every rubric item it grades the plan alone and the
 implementation, each from 0 to 1. The plan grades give the attempt's plan score;
 the implementation grades give method accuracy and experiment design, each the
-weighted mean over its items. The prompt and the answer are kept, so a grade can
-be audited and recomputed.
+weighted mean over its items. With results shown, it also grades whether the
+conclusions follow from them (``conclusions``), which experiment design needs too.
+The prompt and the answer are kept, so a grade can be audited and recomputed.
 """
 
 from __future__ import annotations
@@ -47,8 +49,26 @@ def _cut(text: str, limit: int) -> str:
     return text[:limit] + f"\n[rcb: cut here; {len(text) - limit} more characters]\n"
 
 
-def judge_prompt(task: Task, paper: str, plan: str, code: dict[str, str]) -> str:
-    """The judge's prompt: deterministic for the same inputs."""
+CONCLUSIONS_ID = "conclusions"
+_CONCLUSIONS = """
+The harness reran the agent's code itself, with seeds of its own; its results are below,
+with the agent's written conclusions. Also grade whether those conclusions follow from
+the harness's results (1: every claim is supported by the numbers shown; 0: none were
+written, or they claim what the results do not show), as one more entry of "items":
+{"id": "conclusions", "plan": 0.0, "implementation": <the grade>, "reason": "<one sentence>"}
+"""
+
+
+def judge_prompt(
+    task: Task,
+    paper: str,
+    plan: str,
+    code: dict[str, str],
+    results: str | None = None,
+    conclusions: str | None = None,
+) -> str:
+    """The judge's prompt: deterministic for the same inputs. ``results`` (the reruns'
+    results, as the result check reports them) adds the conclusions grade."""
     assert task.rubric is not None
     rubric = "\n".join(
         f"- {item.id} ({item.dimension}, weight {item.weight:g}): {item.criterion}"
@@ -63,12 +83,20 @@ def judge_prompt(task: Task, paper: str, plan: str, code: dict[str, str]) -> str
             break
         files.append(block)
         used += len(block)
-    return (
-        f"{_INSTRUCTIONS}\n## The paper: {task.config.title} ({task.config.citation})\n\n"
+    text = (
+        f"{_INSTRUCTIONS}{_CONCLUSIONS if results is not None else ''}"
+        f"\n## The paper: {task.config.title} ({task.config.citation})\n\n"
         f"{_cut(paper, MAX_PAPER_CHARS)}\n\n## Rubric\n\n{rubric}\n\n"
         f"## The agent's plan (plan.md)\n\n{plan.strip() or '(no plan was written)'}\n\n"
         f"## The agent's code\n\n{''.join(files) or '(no code was written)'}\n"
     )
+    if results is not None:
+        written = (conclusions or "").strip() or "(no conclusions were written)"
+        text += (
+            f"\n## The harness's reruns: results\n\n{results.strip()}\n\n"
+            f"## The agent's conclusions (conclusions.md)\n\n{_cut(written, 8000)}\n"
+        )
+    return text
 
 
 def _json_object(answer: str) -> Any:
@@ -85,8 +113,9 @@ def _json_object(answer: str) -> Any:
     raise ValueError("the answer holds no JSON object")
 
 
-def parse_judgement(answer: str, rubric: Rubric) -> list[JudgeItem]:
-    """The graded items of a judge's answer, in the rubric's order.
+def parse_judgement(answer: str, rubric: Rubric, *, conclusions: bool = False) -> list[JudgeItem]:
+    """The graded items of a judge's answer, in the rubric's order (then the conclusions
+    grade, when it was asked for).
 
     Raises:
         ValueError: no JSON object, or an item missing or graded out of [0, 1].
@@ -96,22 +125,25 @@ def parse_judgement(answer: str, rubric: Rubric) -> list[JudgeItem]:
     if not isinstance(rows, list):
         raise ValueError("the answer has no list 'items'")
     by_id = {str(row.get("id")): row for row in rows if isinstance(row, dict)}
+    wanted: list[tuple[str, str, float]] = [(i.id, i.dimension, i.weight) for i in rubric.items]
+    if conclusions:
+        wanted.append((CONCLUSIONS_ID, CONCLUSIONS_ID, 1.0))
     items = []
-    for item in rubric.items:
-        row = by_id.get(item.id)
+    for item_id, dimension, weight in wanted:
+        row = by_id.get(item_id)
         if row is None:
-            raise ValueError(f"the answer grades no item '{item.id}'")
+            raise ValueError(f"the answer grades no item '{item_id}'")
         grades = {}
         for key in ("plan", "implementation"):
-            value = row.get(key)
+            value = row.get(key, 0.0 if item_id == CONCLUSIONS_ID else None)
             if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-                raise ValueError(f"item '{item.id}': '{key}' must be a number in [0, 1]")
+                raise ValueError(f"item '{item_id}': '{key}' must be a number in [0, 1]")
             grades[key] = float(value)
         items.append(
             JudgeItem(
-                id=item.id,
-                dimension=item.dimension,
-                weight=item.weight,
+                id=item_id,
+                dimension=dimension,
+                weight=weight,
                 reason=str(row.get("reason", ""))[:1000],
                 **grades,
             )
@@ -126,8 +158,9 @@ def judge_scores(items: list[JudgeItem]) -> dict[str, float | None]:
         total = sum(r.weight for r in rows)
         return sum(r.weight * getattr(r, key) for r in rows) / total if total else None
 
-    return {
-        "plan": mean(items, "plan"),
+    rubric = [i for i in items if i.dimension != CONCLUSIONS_ID]
+    scores = {
+        "plan": mean(rubric, "plan"),
         "method_accuracy": mean(
             [i for i in items if i.dimension == "method_accuracy"], "implementation"
         ),
@@ -135,10 +168,21 @@ def judge_scores(items: list[JudgeItem]) -> dict[str, float | None]:
             [i for i in items if i.dimension == "experiment_design"], "implementation"
         ),
     }
+    concluded = [i for i in items if i.dimension == CONCLUSIONS_ID]
+    if concluded:
+        scores[CONCLUSIONS_ID] = mean(concluded, "implementation")
+    return scores
 
 
 def run_judge(
-    judge: Model, task: Task, sample: int, prompt_text: str, log_dir: Path, out: Path
+    judge: Model,
+    task: Task,
+    sample: int,
+    prompt_text: str,
+    log_dir: Path,
+    out: Path,
+    *,
+    conclusions: bool = False,
 ) -> JudgeRecord:
     """Ask the judge (retrying once on an unreadable answer) and keep both sides: every
     prompt sent in ``judge-prompt.md`` (``prompt_sha`` is the first one's), every answer
@@ -180,7 +224,7 @@ def run_judge(
         answers.append(f"--- answer {attempt + 1}\n{completion.text}\n")
         record.answer = completion.text
         try:
-            record.items = parse_judgement(completion.text, task.rubric)
+            record.items = parse_judgement(completion.text, task.rubric, conclusions=conclusions)
             record.error = None
             break
         except ValueError as exc:

@@ -26,6 +26,7 @@ HARNESS_DIR = ".rcb"
 CHECKS_SOURCE = Path(__file__).with_name("sandbox_checks.py")
 ENTRY_POINT = "reproduce.sh"
 RESULTS = "results.json"
+CONCLUSIONS_FILE = "conclusions.md"
 MIN_PLAN_WORDS = 80
 CHECK_TIMEOUT_S = 300
 # Files of the attempt kept in its log folder and shown to the judge.
@@ -131,7 +132,9 @@ at most {MAX_KEPT_FILE_BYTES // 1000} KB each; not .venv, not {RESULTS}, nothing
 fresh sandbox with no network, creates .venv there from requirements.txt (pip, the same
 wheelhouse), and runs bash {ENTRY_POINT} {settings.reruns} times, each with its own RCB_SEED,
 for at most {settings.run_timeout_s} s each. Only the {RESULTS} of those runs are graded; the
-{RESULTS} you leave is kept and compared with them."""
+{RESULTS} you leave is kept and compared with them. Before you submit, write
+{CONCLUSIONS_FILE}: what your numbers show against the paper's claims. The judge checks that
+your conclusions follow from the harness's results."""
 
 
 def plan_guard(call: ToolCall) -> str | None:
