@@ -29,6 +29,7 @@ from rcb_action.github import (
     set_outputs,
     upsert_comment,
 )
+from rcb_action.github._compare import render_comparison
 from rcb_action.github._verdict import fenced as fence_text
 
 REPO = "octo/rcb"
@@ -147,6 +148,32 @@ def test_compare_reports_by_model_and_task():
     }
     fresh = comparison.for_model("fresh")
     assert fresh is not None and fresh.delta is None
+
+
+def test_a_changed_benchmark_is_named_and_left_out_of_the_comparison():
+    """A task edited, added or removed between the two runs is the benchmark's change, not
+    the model's: scores are compared on the tasks whose hash is the same in both."""
+
+    def task(score: float, weight: float = 10.0) -> dict[str, float]:
+        return {"scaled_pass_at_1": score, "weight": weight}
+
+    base = {
+        "task_shas": {"a": "1", "b": "2", "gone": "3"},
+        "models": {"m": {"scaled_pass_at_1": 40.0, "tasks": {"a": task(50.0), "b": task(20.0, 30.0), "gone": task(90.0)}}},
+    }  # fmt: skip
+    now = {
+        "task_shas": {"a": "1", "b": "2-edited", "new": "4"},
+        "models": {"m": {"scaled_pass_at_1": 20.0, "tasks": {"a": task(60.0), "b": task(0.0, 30.0), "new": task(0.0)}}},
+    }  # fmt: skip
+    comparison = compare_reports(now, base)
+    assert comparison.changed_tasks == ["b", "gone", "new"] and comparison.common_tasks == 1
+    m = comparison.for_model("m")
+    # Only task a is the same benchmark in both: 50 -> 60, not 40 -> 20.
+    assert m is not None and (m.base, m.current, m.delta) == (50.0, 60.0, 10.0)
+    assert [(t.task, t.base, t.current) for t in m.tasks] == [("a", 50.0, 60.0)]
+    text = render_comparison(comparison)
+    assert "The benchmark changed: 3 task(s) are new, removed or edited (b, gone, new)" in text
+    assert "compared on the 1 task(s) identical in both runs" in text
 
 
 def test_a_fence_no_line_of_the_text_can_close():

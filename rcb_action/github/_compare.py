@@ -35,10 +35,16 @@ class ModelChange:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Every model of the current report, with its base-branch score where one exists."""
+    """Every model of the current report, with its base-branch score where one exists.
+
+    When both reports name their tasks' hashes, scores are compared only on the tasks
+    that are identical in both; ``changed_tasks`` are the others (new, removed or
+    edited), a change of the benchmark and never counted as a model's."""
 
     source: str
     models: list[ModelChange]
+    changed_tasks: list[str] = field(default_factory=list)
+    common_tasks: int | None = None
 
     def for_model(self, name: str) -> ModelChange | None:
         return next((m for m in self.models if m.model == name), None)
@@ -51,13 +57,36 @@ def _score(entry: dict[str, Any] | None) -> float | None:
     return None if value is None else float(value)
 
 
+def _score_on(entry: dict[str, Any] | None, tasks: set[str]) -> float | None:
+    """A model's scaled pass@1 on ``tasks`` only: its tasks' scores weighted by their lines."""
+    if not entry:
+        return None
+    scored = [
+        (float(t["weight"]), float(t["scaled_pass_at_1"]))
+        for name, t in entry.get("tasks", {}).items()
+        if name in tasks and t.get("weight") and t.get("scaled_pass_at_1") is not None
+    ]
+    total = sum(w for w, _ in scored)
+    return round(sum(w * v for w, v in scored) / total, 2) if total else None
+
+
 def compare_reports(
     current: dict[str, Any], base: dict[str, Any], *, source: str = ""
 ) -> Comparison:
     """Compare two reports (``rcb report --json``) model by model and task by task.
 
-    Models only in ``base`` are left out: the comparison is about this run.
+    Models only in ``base`` are left out: the comparison is about this run. When both
+    reports carry ``task_shas``, a task whose hash differs (or that only one has) is a
+    change of the benchmark: it is listed in ``changed_tasks`` and left out of every
+    score compared, which is recomputed on the identical tasks.
     """
+    now_shas: dict[str, str] | None = current.get("task_shas")
+    then_shas: dict[str, str] | None = base.get("task_shas")
+    same: set[str] | None = None
+    changed: list[str] = []
+    if now_shas is not None and then_shas is not None:
+        same = {t for t, sha in now_shas.items() if then_shas.get(t) == sha and sha != "mixed"}
+        changed = sorted((set(now_shas) | set(then_shas)) - same)
     changes = []
     base_models: dict[str, Any] = base.get("models", {})
     for name, entry in sorted(current.get("models", {}).items()):
@@ -67,11 +96,23 @@ def compare_reports(
             now_tasks: dict[str, Any] = entry.get("tasks", {})
             then_tasks: dict[str, Any] = before.get("tasks", {})
             for task in sorted(set(now_tasks) | set(then_tasks)):
+                if same is not None and task not in same:
+                    continue
                 a, b = _score(now_tasks.get(task)), _score(then_tasks.get(task))
                 if a != b:
                     tasks.append(TaskChange(task, a, b))
-        changes.append(ModelChange(name, _score(entry), _score(before), tasks))
-    return Comparison(source=source, models=changes)
+        if same is None or not changed:
+            changes.append(ModelChange(name, _score(entry), _score(before), tasks))
+        else:
+            changes.append(
+                ModelChange(name, _score_on(entry, same), _score_on(before, same), tasks)
+            )
+    return Comparison(
+        source=source,
+        models=changes,
+        changed_tasks=changed,
+        common_tasks=None if same is None else len(same),
+    )
 
 
 def format_delta(delta: float | None) -> str:
@@ -94,6 +135,15 @@ def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
     md = markdown_text
     source = f" ({md(comparison.source)})" if comparison.source else ""
     lines = [f"**Compared with the base branch**{source}.", ""]
+    if comparison.changed_tasks:
+        shown = ", ".join(map(md, comparison.changed_tasks[:max_tasks]))
+        more = len(comparison.changed_tasks) - max_tasks
+        lines += [
+            f"The benchmark changed: {len(comparison.changed_tasks)} task(s) are new, removed "
+            f"or edited ({shown}{f', … and {more} more' if more > 0 else ''}). Scores are "
+            f"compared on the {comparison.common_tasks} task(s) identical in both runs.",
+            "",
+        ]
     new = [c.model for c in comparison.models if c.base is None]
     if new:
         lines += [f"Not on the base branch: {', '.join(map(md, new))}.", ""]

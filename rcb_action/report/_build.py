@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
+from rcb_action import __version__
 from rcb_action.models import DECLARED_NOTE, Registry
 from rcb_action.results import Record
 from rcb_action.scoring import (
@@ -215,6 +218,18 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
     return entry
 
 
+def task_set(records: Sequence[Record]) -> dict[str, Any]:
+    """``task_shas`` (each task's hash, as the records were scored on it; "mixed" when its
+    records disagree) and ``tasks_sha``, one hash of them all: two reports scored the same
+    benchmark exactly when their ``tasks_sha`` agree."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for record in records:
+        seen[record.task].add(record.task_sha)
+    shas = {task: next(iter(s)) if len(s) == 1 else "mixed" for task, s in sorted(seen.items())}
+    digest = hashlib.sha256(json.dumps(shas, sort_keys=True).encode()).hexdigest()[:16]
+    return {"task_shas": shas, "tasks_sha": digest}
+
+
 def build_report(
     records: Sequence[Record], registry: Registry, *, source: str = ""
 ) -> dict[str, Any]:
@@ -233,7 +248,9 @@ def build_report(
     models = {name: _model_entry(name, recs, registry) for name, recs in sorted(by_model.items())}
     report: dict[str, Any] = {
         "source": source,
+        "rcb_version": __version__,
         "records": len(records),
+        **task_set(records),
         "models": models,
         "papers": paper_shas(records),
     }

@@ -56,12 +56,17 @@ def pass_rate(outcomes: Sequence[Outcome]) -> float | None:
 
 
 def per_task(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float | None]]:
-    """Scaled pass@1 and pass rate for each task."""
+    """Scaled pass@1 and pass rate for each task, and its weight (the lines of its
+    snippets), so a headline can be recomputed on any subset of tasks."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
         groups[outcome.task].append(outcome)
     return {
-        task: {"scaled_pass_at_1": scaled_pass_at_1(group), "pass_rate": pass_rate(group)}
+        task: {
+            "scaled_pass_at_1": scaled_pass_at_1(group),
+            "pass_rate": pass_rate(group),
+            "weight": float(sum({o.snippet: o.weight for o in group}.values())),
+        }
         for task, group in sorted(groups.items())
     }
 
