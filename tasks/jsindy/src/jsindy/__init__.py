@@ -1,0 +1,5 @@
+from .sindy_model import JSINDyModel
+
+__all__ = [
+    "JSINDyModel"
+]

@@ -1,0 +1,7 @@
+from .optimizers import LMSolver, LMSettings, AlternatingActiveSetLMSolver,AnnealedAlternatingActiveSetLMSolver
+__all__ = [
+    "AlternatingActiveSetLMSolver",
+    "LMSolver",
+    "LMSettings",
+    "AnnealedAlternatingActiveSetLMSolver"
+]
