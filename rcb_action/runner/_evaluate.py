@@ -952,7 +952,8 @@ def _run_pool(
             for future in pending:
                 future.cancel()
             runner.close()
-            wait(list(pending), timeout=10)
+            # A cancelled future never counts as done for wait(): wait for the running ones.
+            wait([f for f in pending if not f.cancelled()], timeout=10)
             shutdown()
             runner.close()  # what a worker opened while the first close ran
             print(
@@ -967,7 +968,7 @@ def _run_pool(
             # Killing the sandboxes ends the tests in flight; a worker that was opening a
             # sandbox meanwhile finishes it, so close again once the workers have stopped.
             runner.close()
-            wait(list(pending), timeout=60)
+            wait([f for f in pending if not f.cancelled()], timeout=60)
             runner.close()
             raise
     calls.shutdown(wait=True)
