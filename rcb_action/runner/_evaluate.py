@@ -899,9 +899,19 @@ def _run_pool(
     calls = ThreadPoolExecutor(max_workers=config.concurrency, thread_name_prefix="rcb-call")
     tests = ThreadPoolExecutor(max_workers=config.workers, thread_name_prefix="rcb-test")
 
-    def shutdown() -> None:
+    def wind_down(pending: dict[Future[Any], WorkItem], timeout_s: float) -> None:
+        """Start nothing more, end what runs, and leave no sandbox behind: cancel what is
+        queued, close the backend (which ends the tests in flight), wait for the workers
+        still running (a cancelled future never counts as done for wait()), then close
+        again for anything a worker opened while the first close ran."""
+        runner.stop.set()
+        for future in pending:
+            future.cancel()
         calls.shutdown(wait=False, cancel_futures=True)
         tests.shutdown(wait=False, cancel_futures=True)
+        runner.close()
+        wait([f for f in pending if not f.cancelled()], timeout=timeout_s)
+        runner.close()
 
     with (
         _interrupts_as_keyboard(),
@@ -948,14 +958,7 @@ def _run_pool(
                 admit()
         except KeyboardInterrupt:
             summary.interrupted = True
-            runner.stop.set()
-            for future in pending:
-                future.cancel()
-            runner.close()
-            # A cancelled future never counts as done for wait(): wait for the running ones.
-            wait([f for f in pending if not f.cancelled()], timeout=10)
-            shutdown()
-            runner.close()  # what a worker opened while the first close ran
+            wind_down(pending, timeout_s=10)
             print(
                 f"\nrcb: interrupted; {summary.done} new records are saved in {runner.store.path}. "
                 "Run the same command again to resume.",
@@ -963,13 +966,7 @@ def _run_pool(
             )
             raise
         except BaseException:
-            runner.stop.set()
-            shutdown()
-            # Killing the sandboxes ends the tests in flight; a worker that was opening a
-            # sandbox meanwhile finishes it, so close again once the workers have stopped.
-            runner.close()
-            wait([f for f in pending if not f.cancelled()], timeout=60)
-            runner.close()
+            wind_down(pending, timeout_s=60)
             raise
     calls.shutdown(wait=True)
     tests.shutdown(wait=True)
