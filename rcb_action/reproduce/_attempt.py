@@ -21,9 +21,10 @@ from rcb_action.errors import RcbError
 from rcb_action.models import Model, ModelCallError
 from rcb_action.prompts import paper_text
 from rcb_action.reproduce._grade import ResultGrade, grade_results
-from rcb_action.reproduce._judge import judge_prompt, judge_scores, run_judge
+from rcb_action.reproduce._judge import CONCLUSIONS_ID, judge_prompt, judge_scores, run_judge
 from rcb_action.reproduce._records import (
     DIMENSIONS,
+    JUDGED_DIMENSIONS,
     STAGES,
     JudgeRecord,
     ReproductionRecord,
@@ -288,12 +289,12 @@ def dimensions_of(
         "code_runnability": passed("code_impl") and passed("train_debug"),
         "result_consistency": passed("result_check"),
     }
-    for name in ("method_accuracy", "experiment_design"):
+    for name in JUDGED_DIMENSIONS:
         score = scores.get(name)
         if score is not None:
             dimensions[name] = score >= threshold
     # A design whose conclusions the results do not support is not a sound experiment.
-    concluded = scores.get("conclusions")
+    concluded = scores.get(CONCLUSIONS_ID)
     if concluded is not None and "experiment_design" in dimensions:
         dimensions["experiment_design"] = dimensions["experiment_design"] and concluded >= threshold
     return {name: dimensions[name] for name in DIMENSIONS if name in dimensions}

@@ -27,6 +27,8 @@ DIMENSIONS = (
     "experiment_design",
     "result_consistency",
 )
+# The two dimensions the judge grades (the others come from the stages).
+JUDGED_DIMENSIONS = ("method_accuracy", "experiment_design")
 StageStatus = Literal["passed", "failed", "not_run"]
 ReproKey = tuple[str, str, int]
 

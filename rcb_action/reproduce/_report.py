@@ -18,7 +18,12 @@ from typing import Any
 
 from rcb_action.models import Registry
 from rcb_action.report import post_cutoff
-from rcb_action.reproduce._records import DIMENSIONS, STAGES, ReproductionRecord
+from rcb_action.reproduce._records import (
+    DIMENSIONS,
+    JUDGED_DIMENSIONS,
+    STAGES,
+    ReproductionRecord,
+)
 
 DIMENSION_LABELS = {
     "env_setup": "Environment setup",
@@ -63,19 +68,18 @@ def stage_funnel(records: Sequence[ReproductionRecord]) -> list[dict[str, Any]]:
     return steps
 
 
-JUDGED = ("method_accuracy", "experiment_design")
-
-
 def is_full_reproduction(record: ReproductionRecord) -> bool:
     """Every stage passed (the reruns' numbers in range, nothing flagged) and the judge
     passed both dimensions it grades: numbers alone never make a reproduction."""
-    return record.failed_stage is None and all(record.dimensions.get(d) is True for d in JUDGED)
+    return record.failed_stage is None and all(
+        record.dimensions.get(d) is True for d in JUDGED_DIMENSIONS
+    )
 
 
 def _full_reproduction(scored: list[ReproductionRecord]) -> float | None:
     """Percent of attempts that are full reproductions; None when no judge graded any
     (then nobody can say whether the method was the paper's)."""
-    if not any(d in r.dimensions for r in scored for d in JUDGED):
+    if not any(d in r.dimensions for r in scored for d in JUDGED_DIMENSIONS):
         return None
     return _pct(sum(1 for r in scored if is_full_reproduction(r)), len(scored))
 

@@ -121,7 +121,7 @@ def run_again(
                 "RCB_TRACE_ROOT": checks.root,
                 "RCB_TRACE_FILE": trace,
             }
-            check, results = checks.run(env)
+            check, results, seconds = checks.run(env)
             log += f"\n[rerun {number} of {len(seeds)}, RCB_SEED={seed}]\n{check.log}"
             if not check.passed:
                 return Rerun(
@@ -131,7 +131,7 @@ def run_again(
                         log,
                     )
                 )
-            runs.append(RerunRun(seed, checks.last_duration_s, results))
+            runs.append(RerunRun(seed, seconds, results))
         return Rerun(Check(True, None, log), runs, _ran(sandbox, f"{TRACE_DIR}/{TRACE_FILE}"))
     finally:
         backend.release(sandbox)

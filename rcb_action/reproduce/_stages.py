@@ -18,7 +18,7 @@ from typing import Any
 
 from rcb_action.agent import TOOL_NAMES, ToolCall
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT
-from rcb_action.sandbox import Sandbox
+from rcb_action.sandbox import ExecResult, Sandbox
 from rcb_action.tasks import Task
 
 WORKDIR = "project"
@@ -166,7 +166,6 @@ class StageChecks:
         self.root = f"{sandbox.workspace}/{WORKDIR}"
         self.venv_python = f"{self.root}/.venv/bin/python"
         self.checks = f"{sandbox.workspace}/{HARNESS_DIR}/{CHECKS_SOURCE.name}"
-        self.last_duration_s = 0.0
 
     def prepare(self, paper: str) -> None:
         """The agent's folder, the paper in it, and the harness's check script (read-only)."""
@@ -246,8 +245,11 @@ class StageChecks:
             return None
         return data if isinstance(data, dict) else None
 
-    def run(self, extra_env: dict[str, str] | None = None) -> tuple[Check, dict[str, Any] | None]:
-        """Run the entry point as the harness, then read the results it wrote."""
+    def run(
+        self, extra_env: dict[str, str] | None = None
+    ) -> tuple[Check, dict[str, Any] | None, float]:
+        """Run the entry point as the harness, then read the results it wrote; also the
+        run's wall time."""
         settings = self.task.config.reproduction
         assert settings is not None
         self.sandbox.remove(f"{WORKDIR}/{RESULTS}")
@@ -256,13 +258,16 @@ class StageChecks:
         result = self.sandbox.exec(
             ["bash", ENTRY_POINT], timeout_s=settings.run_timeout_s, cwd=WORKDIR, env=env
         )
-        self.last_duration_s = result.duration_s
+        return (*self._results_of(result, settings.run_timeout_s), result.duration_s)
+
+    def _results_of(
+        self, result: ExecResult, timeout_s: int
+    ) -> tuple[Check, dict[str, Any] | None]:
+        """The check of one run of the entry point, and the results it wrote."""
         log = f"$ bash {ENTRY_POINT}\n[stdout]\n{result.stdout}\n[stderr]\n{result.stderr}\n"
         log += f"[exit status {result.returncode}, {result.duration_s:.1f} s]\n"
         if result.timed_out:
-            return Check(
-                False, f"bash {ENTRY_POINT} ran past the {settings.run_timeout_s} s limit", log
-            ), None
+            return Check(False, f"bash {ENTRY_POINT} ran past the {timeout_s} s limit", log), None
         if result.returncode != 0:
             last = (result.stderr.strip().splitlines() or [""])[-1][:300]
             reason = "killed for exceeding the memory limit" if result.oom_killed else last
