@@ -15,7 +15,6 @@ class CausalReplayBuffer: # replay buffer meant to be used by causal models (see
             self.buffer.pop(0)
 
     def get_batch(self, all_data):
-        # <paper2code name="replay buffer sampling">
         fresh_inputs = all_data[:, :-1]
         fresh_gt_outputs = all_data[:, 1:]
         if not self.buffer: # just use original data pass back None
@@ -28,7 +27,6 @@ class CausalReplayBuffer: # replay buffer meant to be used by causal models (see
         combined_inputs = torch.cat([fresh_inputs, replay_inputs], dim=0) #NOTE need to cat fresh inputs first, forward funcs assume it
         combined_gt_outputs = torch.cat([fresh_gt_outputs, replay_gt_outputs], dim=0)
         return combined_inputs, replay_predicted_outputs, combined_gt_outputs
-        # </paper2code name="replay buffer sampling">
 
     def update(self, all_data, final_predicted_outputs):
         for i in range(all_data.size(0)):

@@ -142,7 +142,6 @@ class EBT_NLP(L.LightningModule):
                 
                 all_embeddings = torch.cat((real_embeddings_input, predicted_embeddings), dim = 1) # B, 2*S, D
                 
-                # <paper2code name="energy gradient and candidate update">
                 energy_preds = self.transformer(all_embeddings, start_pos = start_pos, mcmc_step=mcmc_step) # is B, 2*S, D; checked and there are no in place ops; mcmc_step only applies to when using certain types of ebt
                 energy_preds = energy_preds.reshape(-1, 1)
                 predicted_energies.append(energy_preds)
@@ -171,7 +170,6 @@ class EBT_NLP(L.LightningModule):
                 
                 if self.hparams.sharpen_predicted_distribution != 0.0:
                     predicted_tokens = predicted_tokens / self.hparams.sharpen_predicted_distribution
-                # </paper2code name="energy gradient and candidate update">
 
                 if return_raw_logits:
                     predicted_tokens_for_loss = predicted_tokens # BS, S, V
