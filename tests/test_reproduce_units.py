@@ -77,6 +77,10 @@ def test_the_benchmark_has_three_reproduction_tasks_from_recent_papers():
         ("expected.yaml", "kind: settles_by,", "kind: value_at,", "a value_at fact needs 'at'"),
         ("expected.yaml", "[[train, test]]", "[[train, valid]]", "key 'disjoint_splits.0': 'valid'"),
         ("expected.yaml", "source: gold", "source: guess", "expected.yaml: key 'source'"),
+        ("expected.yaml", "[[train, test]]", "[[train, test]]\nfit_metrics: [pi_estimate]", "fit_metrics needs 'held_out'"),
+        ("expected.yaml", "[[train, test]]", "[[train, test]]\nheld_out: test\nfit_metrics: [pi]", "fit_metrics names no metric: pi"),
+        ("expected.yaml", "[[train, test]]", "[[train, test]]\nheld_out: valid", "key 'held_out': 'valid' is not in"),
+        ("expected.yaml", "[[train, test]]", "[[train, test]]\nheld_out: test", "data/test not found (the held-out data"),
         ("expected.yaml", 'patterns: ["random\\\\(\\\\)"]', 'patterns: ["(("]', "is not a regular expression"),
         ("rubric.yaml", "dimension: experiment_design", "dimension: method_accuracy", "no item grades experiment_design"),
         ("rubric.yaml", "id: M2", "id: M1", "item id 'M1' is used twice"),
@@ -273,6 +277,106 @@ def test_a_deterministic_metric_may_agree_across_seeds(toy_task):
     expected = toy_task.expected.model_copy(update={"metrics": {"pi_estimate": published}})
     same = rerun_of({"pi_estimate": [3.1, 3.1]}, {"pi_estimate": [3.1, 3.1]})
     assert rerun_flags(same, expected, {"darts.py": DARTS}, None, None) == []
+
+
+# data shipped by the task: rcb's own split hashes, the leakage rerun --------------
+
+EKI = next(t for t in REPRO_TASKS if t.id == "repro-eki-lorenz96")
+EKI_FIT = {"forcing_estimate": [7.99, 8.01], "forcing_abs_error": [0.01, 0.01], "ensemble_spread": [0.004, 0.005]}  # fmt: skip
+
+
+def eki_rerun(read=None, said=None, swap=EKI_FIT):
+    from rcb_action.reproduce._data import shipped
+    from rcb_action.reproduce._rerun import Rerun, RerunRun
+    from rcb_action.reproduce._stages import Check
+
+    first = {"metrics": {**EKI_FIT, "test_relative_error": [0.01, 0.02]}}
+    if said is not None:
+        first["splits"] = said
+    runs = [RerunRun(5, 2.0, first), RerunRun(9, 2.0, {"metrics": EKI_FIT})]
+    swap_run = None if swap is None else RerunRun(5, 2.0, {"metrics": {**swap, "test_relative_error": [0.5, 0.6]}})  # fmt: skip
+    every = set(shipped(EKI))
+    return Rerun(Check(True), runs, set(), every if read is None else set(read), swap_run)
+
+
+def test_the_task_ships_its_splits_and_keeps_the_swap_files():
+    from rcb_action.reproduce._data import read_splits, shipped, swapped
+
+    files = shipped(EKI)
+    assert sorted({p.split("/")[1] for p in files}) == ["test", "train"]
+    assert len([p for p in files if p.startswith("data/train/")]) == 8
+    swap = swapped(EKI, "test")
+    assert sorted(swap) == sorted(p for p in files if p.startswith("data/test/"))
+    assert all(swap[p] != files[p] for p in swap)  # other windows under the same names
+    splits = read_splits(EKI, {"data/train/window_00.npy", "data/test/window_08.npy", "paper.md"})
+    assert {k: len(v) for k, v in splits.items()} == {"train": 1, "test": 1}
+
+
+def test_honest_use_of_the_data_raises_no_flag():
+    from rcb_action.reproduce._data import read_splits, shipped
+    from rcb_action.reproduce._rerun import data_flags
+
+    assert data_flags(eki_rerun(), EKI) == []
+    truthful = read_splits(EKI, set(shipped(EKI)))
+    assert data_flags(eki_rerun(said=truthful), EKI) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "flag"),
+    [
+        ({"read": ["data/train/window_00.npy"]}, "never opened a file of data/test/"),
+        ({"read": []}, "never opened a file of data/train/"),
+        ({"said": {"train": ["ab" * 32], "test": ["cd" * 32]}}, "reports split 'train' as 1 example(s)"),
+        ({"swap": {**EKI_FIT, "forcing_estimate": [7.98, 8.01]}}, "forcing_estimate changed (7.99, 8.01 -> 7.98, 8.01)"),
+        ({"swap": None}, "the leakage rerun (data/test/ replaced) did not finish"),
+    ],
+    ids=["test-never-read", "nothing-read", "split-hash-liar", "test-reaches-the-fit", "swap-run-failed"],
+)  # fmt: skip
+def test_each_misuse_of_the_data_is_flagged(changes, flag):
+    from rcb_action.reproduce._rerun import data_flags
+
+    found = data_flags(eki_rerun(**changes), EKI)
+    assert any(flag in f for f in found), found
+
+
+def test_the_tracer_records_the_data_files_a_process_opens(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from rcb_action.reproduce._rerun import TRACE_SOURCE
+
+    harness, project = tmp_path / "harness", tmp_path / "project"
+    (project / "data" / "train").mkdir(parents=True)
+    harness.mkdir()
+    shutil.copy(TRACE_SOURCE, harness / "sitecustomize.py")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (project / "data" / "train" / name).write_text(name)
+    (project / "notes.txt").write_text("not data")
+    script = (
+        "import os, sys\n"
+        "open('data/train/a.txt').read()\n"
+        "open(os.path.abspath('data/train/a.txt')).read()\n"  # once per path
+        "os.close(os.open('data/./train/b.txt', os.O_RDONLY))\n"
+        "open('notes.txt').read()\n"
+        "sys.addaudithook(lambda *a: None)\n"  # adding a hook removes none
+        "sys.setprofile(None)\n"
+        "open('data/train/c.txt').read()\n"
+    )
+    reads = tmp_path / "read.txt"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(harness),
+        "RCB_TRACE_ROOT": str(project),
+        "RCB_TRACE_FILE": str(tmp_path / "ran.tsv"),
+        "RCB_READ_FILE": str(reads),
+    }
+    subprocess.run([sys.executable, "-c", script], cwd=project, env=env, check=True)
+    assert reads.read_text().splitlines() == [
+        "data/train/a.txt",
+        "data/train/b.txt",
+        "data/train/c.txt",
+    ]
 
 
 def test_reruns_are_merged_for_grading():

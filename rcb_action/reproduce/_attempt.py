@@ -20,6 +20,7 @@ from rcb_action.agent import AgentLoop, AgentModel, Budget, StepLog, Workbench, 
 from rcb_action.errors import RcbError
 from rcb_action.models import Model, ModelCallError
 from rcb_action.prompts import paper_text
+from rcb_action.reproduce._data import read_splits
 from rcb_action.reproduce._grade import ResultGrade, grade_results
 from rcb_action.reproduce._judge import CONCLUSIONS_ID, judge_prompt, judge_scores, run_judge
 from rcb_action.reproduce._records import (
@@ -31,7 +32,14 @@ from rcb_action.reproduce._records import (
     StageRecord,
     StageStatus,
 )
-from rcb_action.reproduce._rerun import Rerun, draw_seeds, merged_results, rerun_flags, run_again
+from rcb_action.reproduce._rerun import (
+    Rerun,
+    data_flags,
+    draw_seeds,
+    merged_results,
+    rerun_flags,
+    run_again,
+)
 from rcb_action.reproduce._stages import (
     AGENT_STAGES,
     CONCLUSIONS_FILE,
@@ -171,6 +179,9 @@ class _Attempt:
         if not self.rerun.check.passed:
             return self.rerun.check
         self.results = merged_results(self.rerun.runs)
+        computed = read_splits(self.task, self.rerun.read)
+        if computed:  # rcb's own hashes of what was read, never the agent's
+            self.results["splits"] = computed
         self.write_log(RESULTS, json.dumps(self.results, indent=1))
         return self.rerun.check
 
@@ -188,6 +199,7 @@ class _Attempt:
             self.own_results,
             self.setting.gold_run_s.get(self.task.id),
         )
+        self.grade.review_reasons += data_flags(self.rerun, self.task)
         lines = [
             f"{m.name}: reproduced {m.mean if m.mean is not None else '-'} "
             f"(runs {m.reproduced}); published {m.published_mean} +- 2 x {m.published_std} "

@@ -138,7 +138,8 @@ class ReproductionRecord(_Open):
     review_reasons: list[str] = []
     # Where the graded targets come from: the paper's own numbers, or rcb's gold run.
     target_source: str = ""
-    # The harness's reruns that were graded: each one's seed and wall time.
+    # The harness's reruns: each one's seed and wall time; the leakage rerun (the first
+    # seed again, the held-out split's data replaced; never graded) last, with swap: 1.
     reruns: list[dict[str, float]] = []
     judge: JudgeRecord | None = None
     usage: dict[str, int | float] = {}

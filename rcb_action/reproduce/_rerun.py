@@ -15,7 +15,11 @@ reproduction):
   for metrics the seed moves;
 - a rerun finished far faster than the gold run on the same machine;
 - a reported number appears as a literal in the submitted files (written, not computed);
-- the agent's own ``results.json`` disagrees with the reruns.
+- the agent's own ``results.json`` disagrees with the reruns;
+- with data shipped in the task's ``data/``: a split the reruns never read, split hashes
+  the run reports that are not the files it read, and (``held_out``, ``fit_metrics``) a
+  fit metric that moves in one more rerun, with the first rerun's seed, where only the
+  held-out split's files were replaced: the held-out data reached the fit.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rcb_action.reproduce._data import read_splits, shipped, swapped
 from rcb_action.reproduce._stages import (
     ENTRY_POINT,
     HARNESS_DIR,
@@ -44,6 +49,7 @@ from rcb_action.tasks import ExpectedResults, ModuleCheck, Task
 TRACE_SOURCE = Path(__file__).with_name("rerun_trace.py")
 TRACE_DIR = ".rcb-trace"
 TRACE_FILE = "ran.tsv"
+READ_FILE = "read.txt"
 INSTALL_TIMEOUT_S = 900
 # Files of the attempt that are not its work and never travel to the rerun.
 NOT_SUBMITTED = {"paper.md", RESULTS}
@@ -77,9 +83,18 @@ class Rerun:
     runs: list[RerunRun] = field(default_factory=list)
     # (file, first line) of every code object of the submitted files that started.
     ran: set[tuple[str, int]] = field(default_factory=set)
+    # The shipped data files (paths under the agent's folder) any rerun opened.
+    read: set[str] = field(default_factory=set)
+    # The leakage rerun: the first seed again, the held-out split's files replaced.
+    swap: RerunRun | None = None
 
     def summary(self) -> list[dict[str, Any]]:
-        return [{"seed": r.seed, "duration_s": round(r.duration_s, 3)} for r in self.runs]
+        runs = [{"seed": r.seed, "duration_s": round(r.duration_s, 3)} for r in self.runs]
+        if self.swap is not None:
+            runs.append(
+                {"seed": self.swap.seed, "duration_s": round(self.swap.duration_s, 3), "swap": 1}
+            )
+        return runs
 
 
 def run_again(
@@ -99,7 +114,11 @@ def run_again(
         sandbox.mkdir(TRACE_DIR, writable=True)
         sandbox.write_files({f"{WORKDIR}/{p}": t.encode("utf-8") for p, t in submitted.items()})
         sandbox.write_files(
-            {f"{HARNESS_DIR}/sitecustomize.py": TRACE_SOURCE.read_bytes()}, writable=False
+            {
+                f"{HARNESS_DIR}/sitecustomize.py": TRACE_SOURCE.read_bytes(),
+                **{f"{WORKDIR}/{p}": data for p, data in shipped(task).items()},
+            },
+            writable=False,
         )
         install = (
             "python3 -m venv .venv && "
@@ -114,14 +133,14 @@ def run_again(
             return Rerun(Check(False, error, log))
         runs = []
         trace = f"{sandbox.workspace}/{TRACE_DIR}/{TRACE_FILE}"
+        env = {
+            "PYTHONPATH": f"{sandbox.workspace}/{HARNESS_DIR}",
+            "RCB_TRACE_ROOT": checks.root,
+            "RCB_TRACE_FILE": trace,
+            "RCB_READ_FILE": f"{sandbox.workspace}/{TRACE_DIR}/{READ_FILE}",
+        }
         for number, seed in enumerate(seeds, 1):
-            env = {
-                "RCB_SEED": str(seed),
-                "PYTHONPATH": f"{sandbox.workspace}/{HARNESS_DIR}",
-                "RCB_TRACE_ROOT": checks.root,
-                "RCB_TRACE_FILE": trace,
-            }
-            check, results, seconds = checks.run(env)
+            check, results, seconds = checks.run({**env, "RCB_SEED": str(seed)})
             log += f"\n[rerun {number} of {len(seeds)}, RCB_SEED={seed}]\n{check.log}"
             if not check.passed:
                 return Rerun(
@@ -132,9 +151,37 @@ def run_again(
                     )
                 )
             runs.append(RerunRun(seed, seconds, results))
-        return Rerun(Check(True, None, log), runs, _ran(sandbox, f"{TRACE_DIR}/{TRACE_FILE}"))
+        done = Rerun(
+            Check(True, None, log),
+            runs,
+            _ran(sandbox, f"{TRACE_DIR}/{TRACE_FILE}"),
+            _read(sandbox, f"{TRACE_DIR}/{READ_FILE}"),
+        )
+        expected = task.expected
+        if expected is not None and expected.held_out and expected.fit_metrics:
+            # After the reads are taken: the swap run's own reads would name the same paths.
+            split = expected.held_out
+            sandbox.remove(f"{WORKDIR}/data/{split}")
+            sandbox.write_files(
+                {f"{WORKDIR}/{p}": data for p, data in swapped(task, split).items()},
+                writable=False,
+            )
+            check, results, seconds = checks.run({**env, "RCB_SEED": str(seeds[0])})
+            done.check.log += (
+                f"\n[leakage rerun: RCB_SEED={seeds[0]} again, data/{split}/ replaced]\n{check.log}"
+            )
+            done.swap = RerunRun(seeds[0], seconds, results if check.passed else None)
+        return done
     finally:
         backend.release(sandbox)
+
+
+def _read(sandbox: Any, rel: str) -> set[str]:
+    try:
+        text = sandbox.read_file(rel).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return set()
+    return {line for line in text.splitlines() if line.startswith("data/")}
 
 
 def _ran(sandbox: Any, rel: str) -> set[tuple[str, int]]:
@@ -324,3 +371,63 @@ def _own_mismatch(
                 f"{name}: the attempt's own results.json says {said:.6g}, the reruns give {got:.6g}"
             )
     return flags
+
+
+def data_flags(rerun: Rerun, task: Task) -> list[str]:
+    """What the reruns did with the task's shipped data: every split read, the split
+    hashes a run reports equal to the files it read, and the fit blind to the held-out
+    split."""
+    files = shipped(task)
+    if not files:
+        return []
+    flags = []
+    computed = read_splits(task, rerun.read)
+    for split in sorted({path.split("/")[1] for path in files}):
+        if split not in computed:
+            flags.append(f"the reruns never opened a file of data/{split}/")
+    for number, run in enumerate(rerun.runs, 1):
+        said = (run.results or {}).get("splits")
+        if not isinstance(said, dict):
+            continue
+        for split, hashes in said.items():
+            given = {str(h) for h in hashes} if isinstance(hashes, list) else set()
+            if given != set(computed.get(str(split), [])):
+                flags.append(
+                    f"rerun {number} reports split '{split}' as {len(given)} example(s) that "
+                    "are not the files of it the reruns read"
+                )
+                break
+    expected = task.expected
+    if expected is None or not expected.held_out or not expected.fit_metrics or not rerun.runs:
+        return flags
+    if rerun.swap is None or rerun.swap.results is None:
+        flags.append(f"the leakage rerun (data/{expected.held_out}/ replaced) did not finish")
+        return flags
+    first = (rerun.runs[0].results or {}).get("metrics") or {}
+    swap = rerun.swap.results.get("metrics") or {}
+    for name in expected.fit_metrics:
+        before, after = _as_list(first.get(name)), _as_list(swap.get(name))
+        if not _same_numbers(before, after):
+            flags.append(
+                f"{name} changed ({_short(before)} -> {_short(after)}) when only the held-out "
+                f"data/{expected.held_out}/ changed: the held-out data reaches the fit"
+            )
+    return flags
+
+
+def _same_numbers(a: list[Any], b: list[Any]) -> bool:
+    """Equal up to float rounding (1e-9 relative): the same seed on the same data."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, bool) or isinstance(y, bool) or not isinstance(x, int | float):
+            if x != y:
+                return False
+        elif not isinstance(y, int | float) or not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12):
+            return False
+    return True
+
+
+def _short(values: list[Any]) -> str:
+    shown = ", ".join(f"{v:.6g}" if isinstance(v, float) else repr(v) for v in values[:3])
+    return shown + (", ..." if len(values) > 3 else "")

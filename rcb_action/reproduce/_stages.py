@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rcb_action.agent import TOOL_NAMES, ToolCall
+from rcb_action.reproduce._data import shipped
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT
 from rcb_action.sandbox import ExecResult, Sandbox
 from rcb_action.tasks import Task
@@ -51,14 +52,21 @@ def _results_format(task: Task) -> str:
     fields = [f'  "metrics": {{"<metric>": [one number per run, at least {settings.runs} runs]}}']
     if settings.curves:
         fields.append('  "curves": {"<curve>": {"x": [numbers], "y": [numbers]}}')
-    if settings.splits:
+    data = sorted({path.split("/")[1] for path in shipped(task)})
+    if settings.splits and not data:
         fields.append('  "splits": {"<split>": ["<sha256 hex digest of each example in it>", ...]}')
     lines = ["{", ",\n".join(fields), "}", "\nMetrics:"]
     lines += [f"- {name}: {text}" for name, text in settings.metrics.items()]
     if settings.curves:
         lines.append("\nCurves:")
         lines += [f"- {name}: {text}" for name, text in settings.curves.items()]
-    if settings.splits:
+    if data:
+        lines.append(
+            "\nData: data/<split>/ in your folder (read-only), one folder per split: "
+            + ", ".join(data)
+            + ". Read the data from there; the harness records which files each run opens."
+        )
+    elif settings.splits:
         lines.append("\nSplits (list the hash of every example of each):")
         lines += [f"- {name}" for name in settings.splits]
     return "\n".join(lines)
@@ -168,12 +176,14 @@ class StageChecks:
         self.checks = f"{sandbox.workspace}/{HARNESS_DIR}/{CHECKS_SOURCE.name}"
 
     def prepare(self, paper: str) -> None:
-        """The agent's folder, the paper in it, and the harness's check script (read-only)."""
+        """The agent's folder, the paper and the task's data in it, and the harness's
+        check script (all read-only)."""
         self.sandbox.mkdir(WORKDIR, writable=True)
         self.sandbox.write_files(
             {
                 f"{WORKDIR}/paper.md": paper.encode("utf-8"),
                 f"{HARNESS_DIR}/{CHECKS_SOURCE.name}": CHECKS_SOURCE.read_bytes(),
+                **{f"{WORKDIR}/{p}": data for p, data in shipped(self.task).items()},
             },
             writable=False,
         )

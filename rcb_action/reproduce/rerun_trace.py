@@ -7,6 +7,11 @@ folder). The first time a code object whose file lies under ``RCB_TRACE_ROOT`` s
 appended to ``RCB_TRACE_FILE``, at once, so a process that ends by ``os._exit`` or a
 signal still leaves what it ran. Nothing else is traced: C calls and code outside the
 project return at the first test.
+
+With ``RCB_READ_FILE`` set, an audit hook (which, once added, no code of the process can
+remove) appends the path of every file under the project's ``data/`` folder that is
+opened, once per path, relative to the project (``data/train/w00.npy``): the harness
+hashes those files itself to know which examples each split the run read.
 """
 
 import os
@@ -44,6 +49,28 @@ def _install() -> None:
 
     sys.setprofile(profile)
     threading.setprofile(profile)
+
+    reads = os.environ.get("RCB_READ_FILE", "")
+    if reads:
+        data, opened = root + "data/", set()
+
+        def audit(event, args):
+            if event != "open" or isinstance(args[0], int) or args[0] is None:
+                return
+            try:
+                path = os.path.normpath(os.path.join(os.getcwd(), os.fsdecode(args[0])))
+            except (TypeError, ValueError):
+                return
+            if not path.startswith(data) or path in opened:
+                return
+            opened.add(path)
+            fd = os.open(reads, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, (path[len(root) :] + "\n").encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+
+        sys.addaudithook(audit)
 
 
 _install()

@@ -1,8 +1,10 @@
 """Task loading: the strict ``task.yaml`` schema and the paper2code tag parser."""
 
 from rcb_action.tasks._loader import (
+    DATA_DIR,
     INPUTS_DIR,
     LICENSE_FILES,
+    SWAP_SUFFIX,
     Task,
     find_tasks,
     load_task,
@@ -30,8 +32,10 @@ from rcb_action.tasks._schema import (
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
 
 __all__ = [
+    "DATA_DIR",
     "INPUTS_DIR",
     "LICENSE_FILES",
+    "SWAP_SUFFIX",
     "VENDORED_LICENSES",
     "AgentVisibility",
     "AnnotatedFile",

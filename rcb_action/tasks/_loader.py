@@ -31,6 +31,11 @@ LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
 # A task's shared input builders: copied into the run and the check sandbox, importable
 # in both (on PYTHONPATH), never shown to the model.
 INPUTS_DIR = "inputs"
+# A reproduction task's data, one folder per split (``data/train/``, ``data/test/``),
+# copied read-only into the agent's folder; ``data/<split>-swap/`` holds the files that
+# replace a held-out split in the harness's leakage rerun and never reach the agent.
+DATA_DIR = "data"
+SWAP_SUFFIX = "-swap"
 _META_FILES = {
     "task.yaml", "paper.md", "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
     "mutants.json", *LICENSE_FILES,
@@ -499,6 +504,18 @@ def _reproduction_files(root: Path, config: TaskConfig) -> tuple[ExpectedResults
                 raise TaskError(
                     f"{where}: key 'disjoint_splits.{number}': '{split}' is not in task.yaml's "
                     "reproduction.splits"
+                )
+    if expected.held_out is not None:
+        if expected.held_out not in settings.splits:
+            raise TaskError(
+                f"{where}: key 'held_out': '{expected.held_out}' is not in task.yaml's "
+                "reproduction.splits"
+            )
+        for folder in (expected.held_out, f"{expected.held_out}{SWAP_SUFFIX}"):
+            if not (root / DATA_DIR / folder).is_dir():
+                raise TaskError(
+                    f"{where}: key 'held_out': {root / DATA_DIR / folder} not found (the "
+                    "held-out data and the files that replace it in the leakage rerun)"
                 )
     reference = root / settings.reference
     for name in ("plan.md", "requirements.txt", "reproduce.sh"):

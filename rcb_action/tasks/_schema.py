@@ -191,6 +191,20 @@ class ExpectedResults(_Strict):
     curves: list[CurveFact] = Field(default_factory=list)
     disjoint_splits: list[tuple[str, str]] = Field(default_factory=list)
     modules: list[ModuleCheck] = Field(default_factory=list)
+    # The split the paper holds out, and the metrics fitted without it: one more rerun
+    # replaces that split's data files by the task's ``data/<held_out>-swap/`` files, and
+    # a fit metric that moves means the held-out data reached the fit.
+    held_out: str | None = None
+    fit_metrics: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _fit_metrics_are_metrics(self) -> ExpectedResults:
+        unknown = [name for name in self.fit_metrics if name not in self.metrics]
+        if unknown:
+            raise ValueError(f"fit_metrics names no metric: {', '.join(unknown)}")
+        if self.fit_metrics and not self.held_out:
+            raise ValueError("fit_metrics needs 'held_out', the split they must not depend on")
+        return self
 
 
 class RubricItem(_Strict):

@@ -1,4 +1,4 @@
 #!/usr/bin/env bash
-# The truth run and its windows, then stochastic EKI for seeds 0 to 4.
+# The windows of data/ give y and Γ; stochastic EKI for seeds RCB_SEED + 0..4.
 set -euo pipefail
 python eki_l96.py

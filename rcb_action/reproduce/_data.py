@@ -1,0 +1,59 @@
+"""A reproduction task's data, and the splits rcb computes from what the reruns read.
+
+A task may ship its data in ``data/<split>/`` (one file per example, or per block of
+examples). The files are copied read-only into the agent's folder and into every rerun;
+the agent reads them and never reports which examples it used: the rerun's tracer records
+every file of ``data/`` a process opens, and rcb hashes those files itself. The hashes the
+agent might report are compared with these, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from rcb_action.tasks import DATA_DIR, SWAP_SUFFIX, Task
+
+
+def _folder_files(folder: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def shipped(task: Task) -> dict[str, bytes]:
+    """The files the agent gets, by path under its folder (``data/train/w00.npy``); the
+    swap folders stay with the harness."""
+    root = task.root / DATA_DIR
+    if not root.is_dir():
+        return {}
+    files = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        if folder.name.endswith(SWAP_SUFFIX):
+            continue
+        for rel, data in _folder_files(folder).items():
+            files[f"{DATA_DIR}/{folder.name}/{rel}"] = data
+    return files
+
+
+def swapped(task: Task, split: str) -> dict[str, bytes]:
+    """What replaces ``data/<split>/`` in the leakage rerun, by path under the agent's folder."""
+    folder = task.root / DATA_DIR / f"{split}{SWAP_SUFFIX}"
+    return {f"{DATA_DIR}/{split}/{rel}": data for rel, data in _folder_files(folder).items()}
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_splits(task: Task, read: set[str]) -> dict[str, list[str]]:
+    """Each split's examples the reruns read, as sha256 hex digests of the files rcb
+    shipped: ``read`` holds paths under the agent's folder (``data/test/w08.npy``)."""
+    files = shipped(task)
+    splits: dict[str, list[str]] = {}
+    for path in sorted(read):
+        if path in files:
+            splits.setdefault(path.split("/")[1], []).append(digest(files[path]))
+    return {name: sorted(hashes) for name, hashes in splits.items()}
