@@ -70,7 +70,9 @@ def window_statistics(
 def data_statistics(split: str) -> np.ndarray:
     """(windows, 2): each window's time averages of the site means of x and x^2."""
     paths = sorted(glob.glob(f"data/{split}/*.npy"))
-    return np.array([[s.mean(axis=1).mean(), (s**2).mean(axis=1).mean()] for s in map(np.load, paths)])
+    return np.array(
+        [[s.mean(axis=1).mean(), (s**2).mean(axis=1).mean()] for s in map(np.load, paths)]
+    )
 
 
 def forward(theta: np.ndarray, windows: int = TRAIN_WINDOWS) -> np.ndarray:
