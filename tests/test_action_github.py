@@ -176,6 +176,49 @@ def test_a_changed_benchmark_is_named_and_left_out_of_the_comparison():
     assert "compared on the 1 task(s) identical in both runs" in text
 
 
+def _report_of(passes: dict[str, list[int]], shas: dict[str, str]) -> dict:
+    """A report whose model m scored each task's 10 snippets (weight 5 each) as given."""
+    outcomes = [
+        [task, f"s{i}", 0, 5, ok] for task, oks in passes.items() for i, ok in enumerate(oks)
+    ]
+    tasks = {t: {"scaled_pass_at_1": 10.0 * sum(oks), "weight": 50} for t, oks in passes.items()}
+    total = sum(sum(oks) for oks in passes.values()) / sum(len(oks) for oks in passes.values())
+    return {
+        "task_shas": shas,
+        "models": {"m": {"scaled_pass_at_1": 100.0 * total, "tasks": tasks, "outcomes": outcomes}},
+    }
+
+
+def test_a_regression_gate_on_the_paired_interval_of_identical_tasks(tmp_path, cli):
+    from rcb_action.github import regressions
+
+    base = _report_of({"a": [1] * 10, "b": [1] * 10, "c": [0] * 10}, {"a": "1", "b": "2", "c": "3"})
+    worse = _report_of({"a": [0] * 8 + [1] * 2, "b": [0] * 7 + [1] * 3, "c": [1] * 10}, {"a": "1", "b": "2", "c": "3-edited"})  # fmt: skip
+    comparison = compare_reports(worse, base)
+    paired = comparison.for_model("m").paired
+    # Task c changed: left out. On a and b the model lost 15 of 20 snippets: -75 points.
+    assert paired is not None and paired["snippets"] == 20 and paired["difference"] == -75.0
+    assert paired["ci95_high"] < -50
+    assert regressions(comparison, 10) and not regressions(comparison, 100)
+    assert "paired 95% interval" in render_comparison(comparison)
+    same = compare_reports(base, base)
+    assert same.for_model("m").paired["difference"] == 0.0 and not regressions(same, 0)
+
+    paths = {}
+    for name, report in (("base", base), ("worse", worse)):
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(report))
+    gate = ("gh", "gate", "--report", paths["worse"], "--baseline", paths["base"])
+    code, _, err = cli(*gate, "--fail-on-regression", "10")
+    assert code == 1 and "rcb: regression: m: -75.0 points on 20 snippets" in err
+    assert cli(*gate, "--fail-on-regression", "100")[0] == 0
+    assert cli(*gate, "--fail-on-regression", "")[0] == 0  # not asked for
+    code, _, err = cli("gh", "gate", "--report", paths["worse"], "--baseline", "", "--fail-on-regression", "5")  # fmt: skip
+    assert code == 0 and "nothing to compare" in err
+    code, _, err = cli(*gate, "--fail-on-regression", "ten")
+    assert code == 2 and err.count("\n") == 1 and "--fail-on-regression: 'ten'" in err
+
+
 def test_a_fence_no_line_of_the_text_can_close():
     text = "before\n```\nescaped?\n````\n"
     block = fence_text(text)

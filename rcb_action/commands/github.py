@@ -70,6 +70,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="FILE")
     p.set_defaults(handler=run_baseline)
 
+    p = sub.add_parser(
+        "gate",
+        help="fail when a model's score fell from the base's beyond --fail-on-regression points",
+        description="Compare the report with the base branch's on the snippets of tasks identical "
+        "in both (a paired bootstrap over those snippets) and exit 1 when, for some model, the "
+        "whole 95%% interval of the change lies below -POINTS. Without a base report, or with "
+        "no POINTS, it says so and exits 0.",
+    )
+    p.add_argument("--report", type=Path, required=True, help="report JSON or results folder")
+    p.add_argument("--baseline", default="", help="base branch's report JSON or results folder")
+    p.add_argument(
+        "--fail-on-regression", default="", metavar="POINTS", help="points of scaled pass@1"
+    )
+    p.set_defaults(handler=run_gate)
+
     p = sub.add_parser("summary", help="append the report (and comparison) to the job summary")
     p.add_argument("--report", type=Path, required=True, help="report JSON or results folder")
     p.add_argument("--baseline", default="", help="base branch's report JSON or results folder")
@@ -260,6 +275,44 @@ def _comparison(report: dict[str, Any], baseline: str) -> Comparison | None:
         _warn(f"base branch's results not used: {exc}")
         return None
     return compare_reports(report, base, source=str(base.get("source") or ""))
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
+    from rcb_action.github import load_report, regressions
+
+    if not str(args.fail_on_regression).strip():
+        return 0
+    try:
+        points = float(args.fail_on_regression)
+    except ValueError:
+        raise RcbError(
+            f"--fail-on-regression: '{args.fail_on_regression}' is not a number of points"
+        ) from None
+    if points < 0:
+        raise RcbError(f"--fail-on-regression: {points:g} is negative; give points to allow")
+    comparison = _comparison(load_report(args.report), args.baseline)
+    if comparison is None:
+        print(
+            "rcb: no base branch report: the regression gate has nothing to compare",
+            file=sys.stderr,
+        )
+        return 0
+    if not any(c.paired for c in comparison.models):
+        print(
+            "rcb: no model has per-snippet outcomes in both reports: regression gate not applied",
+            file=sys.stderr,
+        )
+        return 0
+    found = regressions(comparison, points)
+    for line in found:
+        print(f"rcb: regression: {line}", file=sys.stderr)
+    if not found:
+        print(
+            f"rcb: no model fell by more than {points:g} points (paired 95% interval)",
+            file=sys.stderr,
+        )
+    return 1 if found else 0
 
 
 def run_summary(args: argparse.Namespace) -> int:

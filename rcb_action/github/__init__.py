@@ -31,7 +31,13 @@ from rcb_action.github._comment import (
     strip_markers,
     upsert_comment,
 )
-from rcb_action.github._compare import Comparison, ModelChange, TaskChange, compare_reports
+from rcb_action.github._compare import (
+    Comparison,
+    ModelChange,
+    TaskChange,
+    compare_reports,
+    regressions,
+)
 from rcb_action.github._context import GitHubContext
 from rcb_action.github._markdown import render_comment, render_summary, score_table
 from rcb_action.github._plan import (
@@ -102,6 +108,7 @@ __all__ = [
     "load_report",
     "plan_evaluation",
     "read_pull_file",
+    "regressions",
     "render_comment",
     "render_summary",
     "render_verdict",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rcb_action.report import markdown_text
+from rcb_action.scoring import Outcome, paired_bootstrap
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ class ModelChange:
     current: float | None
     base: float | None
     tasks: list[TaskChange] = field(default_factory=list)
+    # The change on the snippets both runs scored, with its paired 95% bootstrap
+    # interval (difference, ci95_low, ci95_high, snippets); None when a report has
+    # no per-snippet outcomes.
+    paired: dict[str, float] | None = None
 
     @property
     def delta(self) -> float | None:
@@ -70,6 +75,21 @@ def _score_on(entry: dict[str, Any] | None, tasks: set[str]) -> float | None:
     return round(sum(w * v for w, v in scored) / total, 2) if total else None
 
 
+def _outcomes(entry: dict[str, Any] | None, tasks: set[str] | None) -> list[Outcome] | None:
+    rows = (entry or {}).get("outcomes")
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        try:
+            task, snippet, sample, weight, passed = row
+            if tasks is None or task in tasks:
+                out.append(Outcome(str(task), str(snippet), int(sample), int(weight), bool(passed)))
+        except (TypeError, ValueError):
+            continue
+    return out
+
+
 def compare_reports(
     current: dict[str, Any], base: dict[str, Any], *, source: str = ""
 ) -> Comparison:
@@ -101,11 +121,13 @@ def compare_reports(
                 a, b = _score(now_tasks.get(task)), _score(then_tasks.get(task))
                 if a != b:
                     tasks.append(TaskChange(task, a, b))
+        now, then = _outcomes(entry, same), _outcomes(before, same)
+        paired = paired_bootstrap(now, then) if now and then else None
         if same is None or not changed:
-            changes.append(ModelChange(name, _score(entry), _score(before), tasks))
+            changes.append(ModelChange(name, _score(entry), _score(before), tasks, paired))
         else:
             changes.append(
-                ModelChange(name, _score_on(entry, same), _score_on(before, same), tasks)
+                ModelChange(name, _score_on(entry, same), _score_on(before, same), tasks, paired)
             )
     return Comparison(
         source=source,
@@ -113,6 +135,21 @@ def compare_reports(
         changed_tasks=changed,
         common_tasks=None if same is None else len(same),
     )
+
+
+def regressions(comparison: Comparison, points: float) -> list[str]:
+    """One line per model whose change from the base lies below ``-points`` with 95%
+    confidence: the upper end of its paired interval is under ``-points``."""
+    found = []
+    for change in comparison.models:
+        paired = change.paired
+        if paired is not None and paired["ci95_high"] < -points:
+            found.append(
+                f"{change.model}: {paired['difference']:+.1f} points on {int(paired['snippets'])} "
+                f"snippets (95% interval {paired['ci95_low']:+.1f} to {paired['ci95_high']:+.1f}), "
+                f"below -{points:g}"
+            )
+    return found
 
 
 def format_delta(delta: float | None) -> str:
@@ -147,6 +184,17 @@ def render_comparison(comparison: Comparison, *, max_tasks: int = 20) -> str:
     new = [c.model for c in comparison.models if c.base is None]
     if new:
         lines += [f"Not on the base branch: {', '.join(map(md, new))}.", ""]
+    paired = [c for c in comparison.models if c.paired is not None]
+    if paired:
+        lines += ["Change on the snippets both runs scored (paired 95% interval):", ""]
+        lines += [
+            f"- {md(c.model)}: {format_delta(c.paired['difference'])} "
+            f"({c.paired['ci95_low']:+.1f} to {c.paired['ci95_high']:+.1f}, "
+            f"{int(c.paired['snippets'])} snippets)"
+            for c in paired
+            if c.paired is not None
+        ]
+        lines.append("")
     moved = [(c.model, t) for c in comparison.models for t in c.tasks]
     if not moved:
         lines.append("No task's score moved.")

@@ -175,6 +175,11 @@ def _model_entry(name: str, records: list[Record], registry: Registry) -> dict[s
             for t, s in per_task(outcomes).items()
         },
         "forgeable_snippets": forgeable_snippets(primary),
+        # Every scored attempt, [task, snippet, sample, weight, passed]: what a paired
+        # comparison with another report of the same tasks resamples.
+        "outcomes": sorted(
+            [o.task, o.snippet, o.sample, o.weight, int(o.passed)] for o in outcomes
+        ),
         "failure_classes": dict(
             sorted(
                 Counter(r.failure_class or "unknown" for r in primary if r.status == "fail").items()
