@@ -729,6 +729,8 @@ def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled()
             assert any("written in the submitted files" in r for r in record.review_reasons)
         else:
             assert record.failed_stage == "env_setup"
+    # Committed without the copies of the attempts' files (docs/reproduction.md).
+    assert not list(BASELINES_DIR.rglob("workspace"))
 
 
 def test_the_site_labels_the_baselines(tmp_path, cli):
