@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rcb_action.reproduce._data import read_splits, shipped, swapped
+from rcb_action.reproduce._data import read_splits, shipped, split_names, swapped
 from rcb_action.reproduce._stages import (
     ENTRY_POINT,
     HARNESS_DIR,
@@ -177,20 +177,20 @@ def run_again(
 
 
 def _read(sandbox: Any, rel: str) -> set[str]:
+    return {line for line in _trace(sandbox, rel) if line.startswith("data/")}
+
+
+def _trace(sandbox: Any, rel: str) -> list[str]:
+    """The lines of a trace file the tracer wrote in the sandbox; none if it is missing."""
     try:
-        text = sandbox.read_file(rel).decode("utf-8", "replace")
+        return sandbox.read_file(rel).decode("utf-8", "replace").splitlines()
     except (OSError, ValueError):
-        return set()
-    return {line for line in text.splitlines() if line.startswith("data/")}
+        return []
 
 
 def _ran(sandbox: Any, rel: str) -> set[tuple[str, int]]:
-    try:
-        text = sandbox.read_file(rel).decode("utf-8", "replace")
-    except (OSError, ValueError):
-        return set()
     ran = set()
-    for line in text.splitlines():
+    for line in _trace(sandbox, rel):
         parts = line.split("\t")
         if len(parts) == 3 and parts[1].isdigit():
             ran.add((parts[0], int(parts[1])))
@@ -377,12 +377,12 @@ def data_flags(rerun: Rerun, task: Task) -> list[str]:
     """What the reruns did with the task's shipped data: every split read, the split
     hashes a run reports equal to the files it read, and the fit blind to the held-out
     split."""
-    files = shipped(task)
-    if not files:
+    splits = split_names(task)
+    if not splits:
         return []
     flags = []
     computed = read_splits(task, rerun.read)
-    for split in sorted({path.split("/")[1] for path in files}):
+    for split in splits:
         if split not in computed:
             flags.append(f"the reruns never opened a file of data/{split}/")
     for number, run in enumerate(rerun.runs, 1):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rcb_action.agent import TOOL_NAMES, ToolCall
-from rcb_action.reproduce._data import shipped
+from rcb_action.reproduce._data import shipped, split_names
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT
 from rcb_action.sandbox import ExecResult, Sandbox
 from rcb_action.tasks import Task
@@ -52,7 +52,7 @@ def _results_format(task: Task) -> str:
     fields = [f'  "metrics": {{"<metric>": [one number per run, at least {settings.runs} runs]}}']
     if settings.curves:
         fields.append('  "curves": {"<curve>": {"x": [numbers], "y": [numbers]}}')
-    data = sorted({path.split("/")[1] for path in shipped(task)})
+    data = split_names(task)
     if settings.splits and not data:
         fields.append('  "splits": {"<split>": ["<sha256 hex digest of each example in it>", ...]}')
     lines = ["{", ",\n".join(fields), "}", "\nMetrics:"]

@@ -19,6 +19,15 @@ import sys
 import threading
 
 
+def _append(path, text):
+    """One write in append mode, at once: what a process that dies next still leaves."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, text.encode("utf-8", "replace"))
+    finally:
+        os.close(fd)
+
+
 def _install() -> None:
     root, out = os.environ.get("RCB_TRACE_ROOT", ""), os.environ.get("RCB_TRACE_FILE", "")
     if not root or not out:
@@ -40,12 +49,7 @@ def _install() -> None:
             name = os.path.join(os.getcwd(), name)
         if not name.startswith(root) or "/.venv/" in name:
             return
-        line = f"{name[len(root) :]}\t{code.co_firstlineno}\t{code.co_name}\n"
-        fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "replace"))
-        finally:
-            os.close(fd)
+        _append(out, f"{name[len(root) :]}\t{code.co_firstlineno}\t{code.co_name}\n")
 
     sys.setprofile(profile)
     threading.setprofile(profile)
@@ -64,11 +68,7 @@ def _install() -> None:
             if not path.startswith(data) or path in opened:
                 return
             opened.add(path)
-            fd = os.open(reads, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, (path[len(root) :] + "\n").encode("utf-8", "replace"))
-            finally:
-                os.close(fd)
+            _append(reads, path[len(root) :] + "\n")
 
         sys.addaudithook(audit)
 
