@@ -247,6 +247,7 @@ def comd(f: np.ndarray, cfg: COMDConfig | None = None, **kw):
     pos = slice(T // 2, T)                         # non-negative frequencies
     hist = {"omega": [], "res": [], "offdiag": []}
 
+    # <paper2code name="C-OMD ADMM iterations">
     for it in range(cfg.n_iter):
         u_prev = u_hat.copy()
 
@@ -335,6 +336,7 @@ def comd(f: np.ndarray, cfg: COMDConfig | None = None, **kw):
         hist["offdiag"].append(offd)
         if it > 0 and res < cfg.tol:
             break
+    # </paper2code name="C-OMD ADMM iterations">
 
     order = np.argsort(omega)
     omega = omega[order]
