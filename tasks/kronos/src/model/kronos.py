@@ -390,6 +390,7 @@ def sample_from_logits(logits, temperature=1.0, top_k=None, top_p=None, sample_l
 
 
 def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context, pred_len, clip=5, T=1.0, top_k=0, top_p=0.99, sample_count=5, verbose=False):
+    # <paper2code name="coarse-to-fine autoregressive inference">
     with torch.no_grad():
         # <paper2code name="sample paths and tokenize context">
         x = torch.clip(x, -clip, clip)
@@ -478,6 +479,7 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
 
         return preds
         # </paper2code name="decode and average sample paths">
+    # </paper2code name="coarse-to-fine autoregressive inference">
 
 
 class KronosPredictor:
