@@ -253,6 +253,7 @@ class DeChunkLayer(nn.Module):
                 p, dim=1, index=seq_sorted_indices[:, : hidden_states.shape[1]]
             )  # (B, M)
 
+        # <paper2code name="dechunk layer smoothing and upsampling">
         original_dtype = hidden_states.dtype
         # <paper2code name="ema smoothing of chunks">
         # Reuse Mamba2 kernel for EMA Deaggregator.
@@ -296,3 +297,4 @@ class DeChunkLayer(nn.Module):
             inference_params.last_value.copy_(out[:, -1])
 
         return out.to(original_dtype)
+        # </paper2code name="dechunk layer smoothing and upsampling">
