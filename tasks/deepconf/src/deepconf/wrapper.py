@@ -191,6 +191,7 @@ class DeepThinkLLM:
         # Generate warmup traces
         warmup_params_list = []
         base_seed = time.time_ns()
+        # <paper2code name="online deepconf, warmup then early-stopped traces">
         for param_id in range(warmup_traces):
             warmup_params = copy.deepcopy(sampling_params) 
             warmup_params.logprobs = 20
@@ -258,6 +259,7 @@ class DeepThinkLLM:
         # Combine all traces
         output.all_traces = output.warmup_traces + output.final_traces
         output.total_tokens = output.warmup_tokens + output.final_tokens
+        # </paper2code name="online deepconf, warmup then early-stopped traces">
         output.total_traces_count = len(output.all_traces)
         
         # Basic voting (for backward compatibility)
