@@ -68,6 +68,7 @@ class RAE(nn.Module):
             print(f"Loaded normalization stats from {normalization_stat_path}")
         else:
             self.do_normalization = False
+    # <paper2code name="rae noising, encode and decode">
     def noising(self, x: torch.Tensor) -> torch.Tensor:
         # <paper2code name="noise-augmented latents">
         noise_sigma = self.noise_tau * torch.rand((x.size(0),) + (1,) * (len(x.shape) - 1), device=x.device)
@@ -109,6 +110,7 @@ class RAE(nn.Module):
         x_rec = x_rec * self.encoder_std.to(x_rec.device) + self.encoder_mean.to(x_rec.device)
         return x_rec
     # </paper2code name="rae encode and decode">
+    # </paper2code name="rae noising, encode and decode">
     
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         z = self.encode(x)
