@@ -18,6 +18,7 @@ def sinkhorn_log(matrix,
     The return value is a tuple
         (scaled_matrix, mu1_at_minimum, mu2_at_minimum)
     """
+    # <paper2code name="sinkhorn-normalised scales">
     dtype = torch.float32
     m = matrix.to(dtype)
     dev = m.device
@@ -87,3 +88,4 @@ def sinkhorn_log(matrix,
     # final scaled matrix and the recorded best scaling vectors
     scaled = m / mu1_star / mu2_star
     return scaled, mu1_star, mu2_star
+    # </paper2code name="sinkhorn-normalised scales">
