@@ -68,6 +68,62 @@ def test_cases_and_checks_mutants_are_counted(cli, fixture_tasks):
     assert "mutants killed" in err or "mutants killed" in out
 
 
+def test_mutants_of_unchanged_snippets_are_kept_and_changed_ones_run_again(cli, fixture_tasks):
+    """A maintainer who adds a snippet around others reruns only its mutants: tag lines
+    change no snippet's code. A changed check (or any code) reruns them all."""
+    import json
+
+    task = fixture_tasks / "casetoy"
+    stored = task / "mutants.json"
+    code, out, err = cli("validate", task, "--mutants")
+    assert code == 0, out + err
+    marker = {"kind": "marker", "line": 0, "code": "kept"}
+
+    def mark() -> None:
+        data = json.loads(stored.read_text())
+        for entry in data["snippets"].values():
+            assert entry["key"]
+            entry["survivors"].append(marker)
+        stored.write_text(json.dumps(data))
+
+    def kept() -> set[str]:
+        data = json.loads(stored.read_text())
+        return {n for n, e in data["snippets"].items() if marker in e["survivors"]}
+
+    mark()
+    src = task / "src" / "toy.py"
+    src.write_text(
+        src.read_text()
+        .replace(
+            '    # <paper2code name="norm">\n',
+            '    # <paper2code name="whole norm">\n    # <paper2code name="norm">\n',
+        )
+        .replace(
+            '    # </paper2code name="norm">\n',
+            '    # </paper2code name="norm">\n    # </paper2code name="whole norm">\n',
+        )
+    )
+    yaml = task / "task.yaml"
+    yaml.write_text(
+        yaml.read_text().replace(
+            "  slow sum:",
+            '  whole norm:\n    checks: ["checks/test_toy.py::test_norm"]\n  slow sum:',
+        )
+    )
+    code, out, err = cli("validate", task, "--mutants")
+    assert code == 0, out + err
+    assert kept() == {"scale", "shift", "affine", "norm", "slow sum"}
+    assert "whole norm" in json.loads(stored.read_text())["snippets"]
+    assert "5 snippet(s) unchanged, kept from mutants.json" in err
+
+    mark()
+    checks = task / "checks" / "test_toy.py"
+    checks.write_text(checks.read_text() + "\n# a comment is a change too\n")
+    code, out, err = cli("validate", task, "--mutants")
+    assert code == 0, out + err
+    assert kept() == set()
+
+
 def test_a_check_tuned_to_one_seed_is_a_validation_error(cli, fixture_tasks):
     """Random cases take their seed from RCB_SEED; validate runs the reference under several,
     and a check that holds for seed 0 only fails the task."""

@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--mutants",
         action="store_true",
-        help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one",
+        help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one (a snippet whose code, tests and task files are unchanged keeps its stored result)",
     )
     parser.add_argument(
         "--seeds",

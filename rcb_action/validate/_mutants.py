@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import hashlib
 import json
 import textwrap
 from collections.abc import Iterator
@@ -24,10 +25,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from rcb_action.scoring import Expected, Sandboxes, TestRun, score_snippet, selection_key
-from rcb_action.tasks import Task
+from rcb_action.tasks import Task, is_tag_line
 
 MAX_MUTANTS_PER_SNIPPET = 12
 MUTANTS_FILE = "mutants.json"
+# Bump when the mutant generator changes, so stored results are not reused across it.
+_SCHEME = "1"
 
 _BINOP_SWAP: dict[type, type] = {
     ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
@@ -54,6 +57,9 @@ class SnippetMutants:
     total: int = 0
     killed: int = 0
     survivors: list[dict[str, object]] = field(default_factory=list)
+    # The snippet_key it was measured under, and whether it came from mutants.json.
+    key: str = ""
+    reused: bool = False
 
     @property
     def kill_rate(self) -> float | None:
@@ -180,6 +186,25 @@ def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mu
     return sorted(chosen, key=lambda m: (m.line, m.kind, m.code))
 
 
+def snippet_key(task: Task, name: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> str:
+    """What a snippet's mutant results depend on: the files its tests run with (tag lines
+    left out, so adding or moving another snippet's tags changes nothing), the env, the
+    task's settings other than its snippet list, this snippet's body and its tests."""
+    digest = hashlib.sha256(f"scheme {_SCHEME} limit {limit}\0".encode())
+    for rel in sorted(task.sandbox_files):
+        data = task.read_bytes(rel)
+        if rel in task.files:
+            lines = data.decode("utf-8").splitlines(keepends=True)
+            data = "".join(line for line in lines if not is_tag_line(line)).encode("utf-8")
+        digest.update(rel.encode() + b"\0" + data + b"\0")
+    digest.update(b"env\0" + (task.env_dir / "requirements.txt").read_bytes())
+    settings = task.config.model_dump(mode="json", exclude={"snippets"})
+    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
+    digest.update("".join(task.reference_body(name)).encode() + b"\0")
+    digest.update(selection_key(task.tests_for(name)).encode())
+    return digest.hexdigest()[:16]
+
+
 def mutate_task(
     task: Task,
     sandboxes: Sandboxes,
@@ -187,11 +212,29 @@ def mutate_task(
     *,
     workers: int = 1,
     limit: int = MAX_MUTANTS_PER_SNIPPET,
+    stored: dict[str, Any] | None = None,
 ) -> dict[str, SnippetMutants]:
-    """Run every snippet's mutants against its tests."""
+    """Run every snippet's mutants against its tests.
+
+    ``stored`` is an earlier ``mutants.json`` of this task (any version): a snippet whose
+    :func:`snippet_key` is unchanged keeps its stored result instead of running again.
+    """
     jobs: list[tuple[str, Mutant]] = []
     results = {name: SnippetMutants(snippet=name) for name in task.snippet_names()}
+    earlier = (stored or {}).get("snippets", {})
     for name in task.snippet_names():
+        results[name].key = snippet_key(task, name, limit)
+        previous = earlier.get(name)
+        if isinstance(previous, dict) and previous.get("key") == results[name].key:
+            results[name] = SnippetMutants(
+                snippet=name,
+                total=int(previous["total"]),
+                killed=int(previous["killed"]),
+                survivors=list(previous.get("survivors", [])),
+                key=results[name].key,
+                reused=True,
+            )
+            continue
         key = selection_key(task.tests_for(name))
         if key not in expected.ids:
             continue
@@ -234,17 +277,25 @@ def write_mutants_file(task: Task, results: dict[str, SnippetMutants]) -> Path:
     data = {
         "task_sha": task.sha,
         "snippets": {
-            name: asdict(entry) | {"kill_rate": entry.kill_rate} for name, entry in results.items()
+            name: {k: v for k, v in asdict(entry).items() if k != "reused"}
+            | {"kill_rate": entry.kill_rate}
+            for name, entry in results.items()
         },
     }
     path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return path
 
 
-def read_mutants_file(task: Task) -> dict[str, Any] | None:
-    """The stored mutant results, or None when absent or measured on another version of the task."""
+def read_mutants_file(task: Task, *, any_version: bool = False) -> dict[str, Any] | None:
+    """The stored mutant results, or None when absent or measured on another version of
+    the task (``any_version``: whatever is stored, for reuse snippet by snippet)."""
     path = task.root / MUTANTS_FILE
     if not path.is_file():
         return None
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return data if data.get("task_sha") == task.sha else None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return data if any_version or data.get("task_sha") == task.sha else None

@@ -22,7 +22,12 @@ from rcb_action.scoring import (
     selection_key,
 )
 from rcb_action.tasks import Task, load_task
-from rcb_action.validate._mutants import SnippetMutants, mutate_task, write_mutants_file
+from rcb_action.validate._mutants import (
+    SnippetMutants,
+    mutate_task,
+    read_mutants_file,
+    write_mutants_file,
+)
 
 if TYPE_CHECKING:
     from rcb_action.reproduce import ReproductionRecord
@@ -187,7 +192,8 @@ def check_task(
                     )
                 )
         if mutants and not check.problems:
-            results = mutate_task(task, sandboxes, expected, workers=workers)
+            stored = read_mutants_file(task, any_version=True)
+            results = mutate_task(task, sandboxes, expected, workers=workers, stored=stored)
             write_mutants_file(task, results)
             check.mutants = results
             for name, entry in results.items():
@@ -315,6 +321,9 @@ def validate_tasks(
                 killed = sum(m.killed for m in check.mutants.values())
                 total = sum(m.total for m in check.mutants.values())
                 extra += f", mutants killed {killed}/{total} ({100 * killed / max(total, 1):.0f}%)"
+                reused = sum(1 for m in check.mutants.values() if m.reused)
+                if reused:
+                    extra += f" ({reused} snippet(s) unchanged, kept from mutants.json)"
             print(
                 f"ok    {root.name}: {snippets} snippets, reference {check.reference_seconds:.1f} s{extra}",
                 file=sys.stderr,
