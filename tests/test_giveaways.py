@@ -6,13 +6,14 @@ view of the code, so nothing here runs a sandbox except the one command-line tes
 
 from pathlib import Path
 
+import pytest
 import yaml
 from conftest import FIXTURE_TASKS
 
 from rcb_action.prompts import build_prompt
 from rcb_action.tasks import load_task
 from rcb_action.validate import Problem, SnippetSizes, TaskCheck, check_giveaways, snippet_sizes
-from rcb_action.validate._giveaways import visible_lines
+from rcb_action.validate._giveaways import is_trivial, normalised, visible_lines
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -119,6 +120,24 @@ def test_a_masked_line_visible_elsewhere_in_the_file_is_an_error(fixture_tasks):
         "is visible verbatim at src/toy.py:18; a model can copy it (mask that line too, or "
         "choose another region)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "trivial"),
+    [
+        ("prev_particles=prev_particles,", True),
+        ("max_iterations=self.max_iterations,", True),
+        ("'sigma_max': sigma_max,", True),
+        ('"sigma_max": sigma_max}', True),
+        ('raise ValueError("Model must be provided before running")', True),
+        ("prev_particles=particles_of_the_last_round,", False),  # a choice, not wiring
+        ("'sigma_max': sigma_max * scale_factor,", False),
+        ("raise ValueError(f'bad {value}') from error_of_the_run", False),
+        ("total += square(value) * weight_of(value)", False),
+    ],
+)
+def test_values_passed_on_under_their_own_name_and_plain_raises_are_trivial(line, trivial):
+    assert is_trivial(normalised(line)) is trivial
 
 
 def test_a_line_in_a_context_file_counts_and_a_file_not_shown_does_not(fixture_tasks):

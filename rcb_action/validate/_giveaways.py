@@ -18,7 +18,12 @@ annotated files, tags stripped). The paper is not searched: it is the paper.
      ``if self.L[i] is not None:``; ``for j in range(i + 1, n):`` is not trivial);
    - a name converted in place (``t = np.asarray(t, dtype=float)``,
      ``x = x.detach().cpu()``): rebound to a dtype, device or container conversion of
-     itself (``_CONVERSIONS``).
+     itself (``_CONVERSIONS``);
+   - a value passed on under its own name, one per line in a call or a dict
+     (``prev_weights=prev_weights,``, ``'sigma_max': sigma_max,``,
+     ``max_iterations=self.max_iterations,``): wiring that the signatures in view dictate;
+   - raising an exception with a literal message only (``raise ValueError("...")``):
+     argument checks the paper does not describe.
 2. **Text that restates the code.** What a model reads beside the placeholder: the
    docstring of the function enclosing the snippet (when the snippet does not mask
    it), the comments in that function above the snippet, and the block of comment
@@ -89,6 +94,11 @@ _CONVERTED = re.compile(
     rf"|(?P<self>[^\W\d]\w*)(?:\.(?:{_CONVERSIONS})\([^()]*\))+"
     rf")$"
 )
+_PASSED_ON = re.compile(
+    r"""^(?:(?P<kw>[^\W\d]\w*)=|(?P<q>['"])(?P<key>[^\W\d]\w*)(?P=q): ?)"""
+    r"(?:self\.)?(?P<value>[^\W\d]\w*)[,)}]?$"
+)
+_RAISE_LITERAL = re.compile(r"""^raise (?:[^\W\d]\w*\.)*[^\W\d]\w*\((?:"[^"\\]*"|'[^'\\]*')\)$""")
 # Names, numbers, operators, and any other visible character as a token of its own
 # (so that a symbol no code has, such as ≥, breaks a run of tokens).
 _TOKEN = re.compile(
@@ -333,6 +343,11 @@ def is_trivial(text: str) -> bool:
         return True
     if _HEADER.match(text) and not _ARITHMETIC.search(text):
         return True
+    if _RAISE_LITERAL.match(text):
+        return True
+    passed = _PASSED_ON.match(text)
+    if passed is not None:
+        return passed["value"] in (passed["kw"], passed["key"])
     converted = _CONVERTED.match(text)
     if converted is None:
         return False
