@@ -159,6 +159,7 @@ class ShortConvolution(nn.Conv1d):
 
 
 
+# <paper2code name="create and apply a canon layer">
 def create_canon(dim, config):
     canon = ShortConvolution(
         hidden_size=dim,
@@ -198,4 +199,5 @@ def apply_canon(store_name, canon, hidden_states, cache, layer_idx, attention_ma
     if canon._zeyuan_residual: return hidden_states + hidden_states2
     else: return hidden_states2
     # </paper2code name="canon layer application">
+# </paper2code name="create and apply a canon layer">
 
