@@ -23,6 +23,7 @@ def sample_gd(model_fn, z, y, args):
     device = z.device
     n = z.shape[0]
     use_cfg = args.cfg_scale > 1.0
+    # <paper2code name="equilibrium gradient descent sampler">
     with torch.no_grad():
         t = torch.ones((n,)).to(z).to(device)
         if use_cfg:
@@ -56,3 +57,4 @@ def sample_gd(model_fn, z, y, args):
             xt, _ = xt.chunk(2, dim=0)
         # </paper2code name="gradient descent sampling">
     return xt
+    # </paper2code name="equilibrium gradient descent sampler">
