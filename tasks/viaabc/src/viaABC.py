@@ -466,6 +466,7 @@ class viaABC:
         Returns:
             Tuple of (particles, weights, distances, num_simulations)
         """
+        # <paper2code name="pmc generation loop">
         particles = []
         weights = []
         distances = []
@@ -505,6 +506,7 @@ class viaABC:
                 # </paper2code name="pmc generation">
         
         return np.array(particles), np.array(weights), np.array(distances), running_num_simulations
+        # </paper2code name="pmc generation loop">
 
     def _propose_particle_fast(
         self,
@@ -602,6 +604,7 @@ class viaABC:
         Returns:
             Dictionary containing generation results
         """
+        # <paper2code name="tolerance update and generation record">
         # <paper2code name="adaptive tolerance">
         # Normalize weights
         weights_normalized = weights / np.sum(weights)
@@ -649,6 +652,7 @@ class viaABC:
                 'cov': meta_cov
             }
         }
+        # </paper2code name="tolerance update and generation record">
     
     def _calculate_particle_distance(self, y: np.ndarray) -> float:
         """Calculate distance for a simulated particle.
