@@ -86,6 +86,7 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
     """
     history = []
     n_outputs = getattr(problem, "n_outputs", 1)
+    # <paper2code name="newton solve loop">
     N = solver.n_features
     R0 = None
 
@@ -133,6 +134,7 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
             "step_size": alpha,
         })
         # </paper2code name="newton iteration">
+    # </paper2code name="newton solve loop">
 
         if verbose:
             print(f"  Newton {it:2d}: |R|={res_norm:.2e}  "
