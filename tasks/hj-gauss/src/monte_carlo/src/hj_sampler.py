@@ -167,6 +167,7 @@ class HJReachabilitySampler:
             chunk = eval_points[i:i + chunk_size]
             v_init_chunks.append(vmap(self.g)(chunk))
         v_current = jnp.concatenate(v_init_chunks, axis=0)
+        # <paper2code name="quasi-linearization solve">
         history: List[float] = []
 
         # Check convergence every CONV_CHECK_STRIDE iterations to avoid stalling
@@ -211,6 +212,7 @@ class HJReachabilitySampler:
                 k2, eval_points, t, c_frozen
             )
             # </paper2code name="quasi-linearized picard iteration">
+        # </paper2code name="quasi-linearization solve">
 
             # 5. Check convergence every CONV_CHECK_STRIDE iters to reduce
             #    GPU→CPU sync stalls; always check on the last allowed iteration.
