@@ -104,6 +104,7 @@ def AlternatingActiveSolve(
         # </paper2code name="sparse coefficient refit">
 
     def update_params(z,theta,prox_reg_init = 1.):
+        # <paper2code name="proximal lm subsolver">
         active_set = jnp.where(jnp.abs(theta)>1e-7)[0]
         m = len(active_set)
         prox_reg = prox_reg_init
@@ -178,6 +179,7 @@ def AlternatingActiveSolve(
                 break
         
         return z,theta,gnorms,loss_vals,prox_reg
+        # </paper2code name="proximal lm subsolver">
     
     all_gnorms = []
     all_objval = []
