@@ -131,7 +131,6 @@ def build_mdp(p, m, f0, delta):
         available_actions[s] = acts
         # </paper2code name="available actions">
 
-    # <paper2code name="transition model">
     REWARD_GEN = -1
     REWARD_DISTILL = -2
     REWARD_TARGET = 0
@@ -201,7 +200,6 @@ def build_mdp(p, m, f0, delta):
                 lst.append((prob, state2id[ns], reward, done))
             P[s_id][a_id] = lst
         # </paper2code name="transition table">
-    # </paper2code name="transition model">
 
     return dict(
         p=p, m=m, f0=f0, delta=delta, ft=ft,
