@@ -127,14 +127,14 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
             # point that may be worse than where we started.
             solver.beta = beta_old
         # </paper2code name="armijo backtracking">
+        # </paper2code name="newton iteration">
+    # </paper2code name="newton solve loop">
 
         history.append({
             "iter": it, "residual": res_norm,
             "rel_du": rel_du, "du_norm": du_norm,
             "step_size": alpha,
         })
-        # </paper2code name="newton iteration">
-    # </paper2code name="newton solve loop">
 
         if verbose:
             print(f"  Newton {it:2d}: |R|={res_norm:.2e}  "
