@@ -565,7 +565,6 @@ class AsymmetricUCB(BanditBase):
         self.max_cost_observed = float(finite_costs.max())
 
     def posterior(self, subset=None, samples=None):
-        # <paper2code name="UCB posterior">
         idx = self._resolve_subset(subset)
         if samples is None or int(samples) <= 1:
             # <paper2code name="UCB scores">
@@ -624,7 +623,6 @@ class AsymmetricUCB(BanditBase):
             # </paper2code name="epsilon-greedy split">
         else:
             return self._posterior_batch(idx, samples)
-        # </paper2code name="UCB posterior">
 
     def decay(self, factor: float) -> None:
         if not (0.0 < factor <= 1.0):
