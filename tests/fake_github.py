@@ -2,7 +2,13 @@
 
 It keeps repositories, issues, pull requests, issue comments and workflow artifacts
 in memory, answers the calls PyGithub makes for them, and records every request so
-tests can assert what was called. Use it as a context manager::
+tests can assert what was called. As GitHub does, it pages every list (``per_page``,
+default 30, at most 100; ``page``; a ``Link`` header naming the next, last, first and
+previous pages), and it answers an artifact download with a 302 to another host (a
+second listener, ``blob_url``, that refuses a request carrying the API token, as blob
+storage does). The token is a ``GITHUB_TOKEN`` by default: comments are written by
+``github-actions[bot]`` and ``GET /user`` is refused; set ``token_login`` for a
+personal token. Use it as a context manager::
 
     with FakeGitHub() as gh:
         gh.add_repo("octo/rcb")
@@ -21,7 +27,7 @@ import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 
 @dataclass
@@ -42,6 +48,8 @@ class _Raw:
 
 # Comments the fake's token may edit: its own (GitHub refuses to edit anyone else's).
 BOT_LOGIN = "github-actions[bot]"
+DEFAULT_PER_PAGE = 30
+MAX_PER_PAGE = 100
 
 
 @dataclass
@@ -65,18 +73,38 @@ class FakeGitHub:
         self.refuse_writes = False
         self._next_id = 1000
         self._lock = threading.Lock()
+        # None: the token is an Actions GITHUB_TOKEN (GET /user refused, comments written by
+        # github-actions[bot]); a login: a personal token of that user.
+        self.token_login: str | None = None
+        # Requests that reached the blob host, and whether each carried an Authorization.
+        self.blob_calls: list[tuple[str, bool]] = []
+        self._next_id = 1000
+        self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # Artifact downloads redirect here: another host (another port) than the API.
+        self._blobs = ThreadingHTTPServer(("127.0.0.1", 0), self._blob_handler())
+        self.blob_url = f"http://127.0.0.1:{self._blobs.server_address[1]}"
+        self._threads = [
+            threading.Thread(target=server.serve_forever, daemon=True)
+            for server in (self._server, self._blobs)
+        ]
 
     # lifecycle
     def __enter__(self) -> FakeGitHub:
-        self._thread.start()
+        for thread in self._threads:
+            thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        for server in (self._server, self._blobs):
+            server.shutdown()
+            server.server_close()
+
+    @property
+    def login(self) -> str:
+        """Who the token writes as."""
+        return self.token_login or BOT_LOGIN
 
     # setup helpers
     def add_repo(self, full_name: str) -> None:
@@ -202,7 +230,11 @@ class FakeGitHub:
         comment = {
             "id": comment_id,
             "body": body,
-            "user": {"login": BOT_LOGIN, "id": 3, "type": "Bot"},
+            "user": {
+                "login": self.login,
+                "id": 3,
+                "type": "Bot" if self.token_login is None else "User",
+            },
             "url": f"{self.url}/repos/{full}/issues/comments/{comment_id}",
             "html_url": f"https://github.com/{full}/issues/{number}#issuecomment-{comment_id}",
             "issue_url": f"{self.url}/repos/{full}/issues/{number}",
@@ -215,19 +247,46 @@ class FakeGitHub:
     def _public(comment: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in comment.items() if k != "issue_number"}
 
+    def _paged(
+        self, path: str, query: dict[str, list[str]], items: list[Any], key: str | None = None
+    ) -> tuple[int, Any]:
+        """One page of ``items`` (``per_page``, ``page``) with GitHub's ``Link`` header;
+        ``key``: the list sits in an object under that key, next to ``total_count``."""
+        try:
+            per_page = int(query.get("per_page", [str(DEFAULT_PER_PAGE)])[0])
+            page = int(query.get("page", ["1"])[0])
+        except ValueError:
+            return 400, {"message": "Bad pagination"}
+        per_page = min(max(per_page, 1), MAX_PER_PAGE)
+        page = max(page, 1)
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+        payload = chunk if key is None else {"total_count": len(items), key: chunk}
+        others = {k: v[0] for k, v in query.items() if k not in ("page", "per_page")}
+
+        def link(number: int, rel: str) -> str:
+            params = urlencode({**others, "per_page": per_page, "page": number})
+            return f'<{self.url}{path}?{params}>; rel="{rel}"'
+
+        links = []
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            links += [link(1, "first"), link(page - 1, "prev")]
+        headers = {"Content-Type": "application/json"}
+        if links:
+            headers["Link"] = ", ".join(links)
+        return 200, _Raw(json.dumps(payload).encode(), headers)
+
     def _route(
         self, method: str, path: str, query: dict[str, list[str]], body: Any
     ) -> tuple[int, Any]:
-        bm = re.fullmatch(r"/_blobs/([^/]+)/([^/]+)/(\d+)", path)
-        if bm and method == "GET":  # where an artifact's download redirects (blob storage)
-            blob = self.repos.get(f"{bm[1]}/{bm[2]}", _Repo("", "")).blobs.get(int(bm[3]))
-            if blob is None:
-                return 404, {"message": "Not Found"}
-            return 200, _Raw(blob, {"Content-Type": "application/zip"})
         m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
         if not m:
-            if path == "/user":
-                return 200, {"login": "rcb-bot", "id": 2}
+            if path == "/user" and method == "GET":
+                if self.token_login is None:  # an Actions token has no user
+                    return 403, {"message": "Resource not accessible by integration"}
+                return 200, {"login": self.token_login, "id": 5, "type": "User"}
             return 404, {"message": "Not Found"}
         repo = self.repos.get(f"{m[1]}/{m[2]}")
         if repo is None:
@@ -244,12 +303,12 @@ class FakeGitHub:
                 for _, a in sorted(repo.artifacts.items(), reverse=True)
                 if wanted is None or a["name"] == wanted
             ]
-            return 200, {"total_count": len(found), "artifacts": found}
+            return self._paged(path, query, found, "artifacts")
         am = re.fullmatch(r"/actions/artifacts/(\d+)/zip", rest)
         if am and method == "GET":
             if int(am[1]) not in repo.blobs:
                 return 404, {"message": "Not Found"}
-            location = f"{self.url}/_blobs/{repo.owner}/{repo.name}/{am[1]}"
+            location = f"{self.blob_url}/_blobs/{repo.owner}/{repo.name}/{am[1]}?sig=fake"
             return 302, _Raw(b"", {"Location": location})
         if rest == "/issues" and method == "GET":
             state = query.get("state", ["open"])[0]
@@ -260,7 +319,7 @@ class FakeGitHub:
                 if (state == "all" or i["state"] == state)
                 and wanted <= {lab["name"] for lab in i["labels"]}
             ]
-            return 200, found
+            return self._paged(path, query, found)
         if rest == "/issues" and method == "POST":
             number = max(repo.issues, default=0) + 1
             return 201, self._issue(
@@ -290,7 +349,7 @@ class FakeGitHub:
                 found = [
                     self._public(c) for c in repo.comments.values() if c["issue_number"] == number
                 ]
-                return 200, found
+                return self._paged(path, query, found)
             if method == "POST":
                 return 201, self._public(self._comment(repo, number, body.get("body", "")))
         em = re.fullmatch(r"/issues/comments/(\d+)", rest)
@@ -299,7 +358,7 @@ class FakeGitHub:
             if comment is None:
                 return 404, {"message": "Not Found"}
             if method == "PATCH":
-                if comment["user"]["login"] != BOT_LOGIN:
+                if comment["user"]["login"] != self.login:
                     return 403, {"message": "Resource not accessible by integration"}
                 comment["body"] = body.get("body", comment["body"])
                 return 200, self._public(comment)
@@ -343,5 +402,38 @@ class FakeGitHub:
                 self.wfile.write(data)
 
             do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+        return Handler
+
+    def _blob_handler(self) -> type[BaseHTTPRequestHandler]:
+        """Blob storage: serves an artifact's zip, and refuses a request that carries
+        the API's token (it must not leave the API host)."""
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # quiet
+                return None
+
+            def do_GET(self) -> None:
+                path = urlparse(self.path).path
+                authorized = self.headers.get("Authorization") is not None
+                with fake._lock:
+                    fake.blob_calls.append((path, authorized))
+                bm = re.fullmatch(r"/_blobs/([^/]+)/([^/]+)/(\d+)", path)
+                repo = fake.repos.get(f"{bm[1]}/{bm[2]}") if bm else None
+                blob = repo.blobs.get(int(bm[3])) if bm and repo else None
+                if authorized:
+                    status, data = 400, b"an Authorization header is not allowed here"
+                elif blob is None:
+                    status, data = 404, b"not found"
+                else:
+                    status, data = 200, blob
+                self.send_response(status)
+                self.send_header(
+                    "Content-Type", "application/zip" if status == 200 else "text/plain"
+                )
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
         return Handler
