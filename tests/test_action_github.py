@@ -234,16 +234,14 @@ def test_verdict_round_trip_through_the_trusted_commenter(tmp_path, cli, gh_env)
         "--tasks", "tasks/toy", "--validate-status", "1", "--validate-log", log,
     )  # fmt: skip
     assert code == 0
-    comment = (tmp_path / "verdict" / "comment.md").read_text()
-    assert "needs changes" in comment and "unknown key 'x'" in comment
-    # The pull request's run could write anything here: a foreign marker is dropped.
-    (tmp_path / "verdict" / "comment.md").write_text(
-        comment + "\n" + comment_marker("score-abc") + "\n"
-    )
-    args = (
-        "gh", "comment", "--strict", "--body-file", tmp_path / "verdict" / "comment.md",
-        "--pull-file", tmp_path / "verdict" / "pull.json",
-    )  # fmt: skip
+    path = tmp_path / "verdict" / "verdict.json"
+    data = json.loads(path.read_text())
+    assert data["pull"] == 7 and data["head_sha"] == head
+    assert data["tasks"]["items"]["tasks/toy"] == {
+        "status": "failed",
+        "problems": ["tasks/toy/task.yaml: unknown key 'x'"],
+    }
+    args = ("gh", "comment", "--strict", "--verdict-file", path)
     with FakeGitHub() as gh:
         gh.add_repo(REPO)
         gh.add_pull(REPO, 7, head_sha=head)
@@ -251,19 +249,29 @@ def test_verdict_round_trip_through_the_trusted_commenter(tmp_path, cli, gh_env)
         gh_env(gh, pull=None)  # a workflow_run event names no pull request itself
 
         assert cli(*args, "--head-sha", "c" * 40)[0] == 2  # not the validated commit
-        assert cli(*args, "--head-sha", head)[0] == 0
+        run_url = "https://github.com/octo/rcb/actions/runs/1"
+        assert cli(*args, "--head-sha", head, "--run-url", run_url)[0] == 0
         posted = gh.comments_on(REPO, 7)
         assert len(posted) == 1
-        assert posted[0]["body"].startswith(comment_marker("validation"))
-        assert comment_marker("score-abc") not in posted[0]["body"]
+        body = posted[0]["body"]
+        assert body.startswith(comment_marker("validation") + "\n### rcb: pull-request validation")
+        assert "needs changes" in body and "unknown key 'x'" in body
+        assert f"[Validation run]({run_url})" in body
         assert cli(*args, "--head-sha", head)[0] == 0
         assert len(gh.comments_on(REPO, 7)) == 1
 
         # The pull request moved on since: the stale verdict is not posted.
-        (tmp_path / "verdict" / "pull.json").write_text(json.dumps({"number": 8, "head_sha": head}))
+        data["pull"] = 8
+        path.write_text(json.dumps(data))
         code, _, err = cli(*args, "--head-sha", head)
         assert code == 0 and "moved on" in err
         assert gh.comments_on(REPO, 8) == []
+
+        # Markdown where the verdict should be: refused in one line, nothing posted.
+        path.write_text(f"{comment_marker('validation')}\n### ✅ ready for review\n")
+        code, _, err = cli(*args, "--head-sha", head)
+        assert code == 2 and "not a verdict" in err and err.count("\n") == 1
+        assert len(gh.comments_on(REPO, 7)) == 1
 
 
 def test_summary_and_comment_commands_off_a_pull_request(tmp_path, cli, gh_env):

@@ -20,6 +20,7 @@ from rich.console import Console
 
 from rcb_action.errors import RcbError
 from rcb_action.github import (
+    build_verdict,
     check_submission,
     comment_marker,
     render_comment,
@@ -96,7 +97,7 @@ def assert_inert_markdown(text: str) -> None:
     # No name started a line of its own (a heading, an image, a fake verdict).
     for line in text.splitlines():
         if "ready for review" in line or "onerror" in line:
-            assert line.startswith(("|", "**Model submissions**")), line
+            assert line.startswith(("|", "**Model submissions**", "- ")), line
 
 
 # ---- Refused where they enter -------------------------------------------------------
@@ -198,7 +199,9 @@ def test_markdown_outputs_escape_names():
 
 
 def test_the_verdict_cannot_be_forged_by_a_name():
-    passed, text = render_verdict(
+    verdict = build_verdict(
+        pull=1,
+        head_sha="0" * 40,
         tasks=[],
         validate_status="",
         validate_log="",
@@ -206,7 +209,8 @@ def test_the_verdict_cannot_be_forged_by_a_name():
         submissions_status="1",
         submissions_report=hostile_report(),
     )
-    assert not passed
+    assert verdict.status == "failed"
+    text = render_verdict(verdict)
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert headings == ["### rcb: pull-request validation: ❌ needs changes"]
     assert_inert_markdown(text)

@@ -18,6 +18,8 @@ import yaml
 from conftest import FIXTURE_TASKS, ROOT, fenced, write_replay
 from test_action_runner import parse_output_file, run_action
 
+from rcb_action.github import read_verdict, render_verdict
+
 WORKFLOW = ROOT / ".github" / "workflows" / "validate.yml"
 MODEL = "acme/coder-7b"
 
@@ -156,12 +158,16 @@ def test_a_submission_pull_request_is_checked_scored_and_planned(tmp_path):
         tmp_path,
     )
     assert code == 0, log
-    comment = (tmp_path / "verdict" / "comment.md").read_text()
+    verdict = read_verdict(tmp_path / "verdict" / "verdict.json")
+    assert (verdict.pull, verdict.head_sha, verdict.status) == (12, head, "passed")
+    assert [s.model for s in verdict.scores] == [MODEL]
+    assert not (tmp_path / "verdict" / "comment.md").exists()  # data only, no Markdown
+    comment = render_verdict(verdict)
     assert "ready for review" in comment and f"| {MODEL} |" in comment
-    assert json.loads((tmp_path / "verdict" / "pull.json").read_text()) == {
-        "number": 12,
-        "head_sha": head,
-    }
+    code, _, log = run_step(
+        "Fail unless everything was validated and passed", {"VERDICT": "passed"}, tmp_path
+    )
+    assert code == 0, log
 
     # After the merge, the evaluation plans a leg for every submission.
     output = tmp_path / "plan-output"
@@ -178,3 +184,39 @@ def test_a_submission_pull_request_is_checked_scored_and_planned(tmp_path):
             "submissions/acme-coder-7b/model.yaml",
         )
     ]
+
+
+def test_a_gpu_task_on_this_cpu_runner_is_not_validated_and_fails_the_job(tmp_path):
+    """rcb validate skips a GPU task here (exit 0): the verdict is "not validated",
+    never ready for review, and the job fails."""
+    folder = tmp_path / "tasks" / "gpu-task"
+    folder.mkdir(parents=True)
+    (folder / "task.yaml").write_text("id: gpu-task\ngpu: required\n")
+    (tmp_path / "validate.log").write_text(
+        "ok    gpu-task: 2 snippets, reference 0.0 s, skipped: skipped: the task requires "
+        "a GPU and this host has none\nrcb: 1 of 1 task(s) valid\n"
+    )
+    env = {
+        "PR_NUMBER": "3",
+        "HEAD_SHA": "d" * 40,
+        "CHANGED_OUTCOME": "success",
+        "TASKS": "tasks/gpu-task",
+        "TASKS_STATUS": "0",
+        "SUBMISSIONS": "",
+        "SUBMISSIONS_STATUS": "",
+        "SCORE_OUTCOME": "skipped",
+        "SCORE_REPORT": "",
+    }
+    code, outputs, log = run_step("Verdict", env, tmp_path)
+    assert code == 0, log
+    assert outputs["status"] == "not-validated"
+    verdict = read_verdict(tmp_path / "verdict" / "verdict.json")
+    task = verdict.tasks.items["tasks/gpu-task"]
+    assert task.status == "not validated" and "requires a GPU" in task.problems[0]
+    comment = render_verdict(verdict)
+    assert "ready for review" not in comment and "✅" not in comment
+    assert "not validated" in comment and "requires a GPU" in comment
+    code, _, log = run_step(
+        "Fail unless everything was validated and passed", {"VERDICT": "not-validated"}, tmp_path
+    )
+    assert code == 1 and "not-validated" in log

@@ -95,22 +95,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "comment",
         help="create or update the pull request's rcb comment (hidden marker)",
-        description="Post the report (or --body-file) as one comment on the pull request, edited "
-        "in place by later runs with the same --key. Off a pull request it does nothing. API "
-        "failures are warnings unless --strict.",
+        description="Post the report (or --body-file, or a validation --verdict-file rendered "
+        "here) as one comment on the pull request, edited in place by later runs with the same "
+        "--key; only a comment written by the token's own user (--author) is ever edited. Off a "
+        "pull request it does nothing. API failures are warnings unless --strict.",
     )
     body = p.add_mutually_exclusive_group(required=True)
     body.add_argument("--report", type=Path, help="report JSON or results folder")
     body.add_argument("--body-file", type=Path, help="a ready Markdown body")
     p.add_argument("--baseline", default="", help="base branch's report JSON or results folder")
+    body.add_argument(
+        "--verdict-file",
+        type=Path,
+        help="verdict.json of a validation run (untrusted: schema-checked, rendered here)",
+    )
     p.add_argument("--key", default="", help="which comment (default: from workflow, job, models)")
     p.add_argument("--shard", default="", help="part of the default key")
     p.add_argument("--enabled", default="true", help="true or false (the Action's comment input)")
     p.add_argument(
         "--pr", type=int, default=None, help="pull request number (default: the event's)"
     )
-    p.add_argument("--pull-file", type=Path, help="pull.json of a validation verdict (untrusted)")
-    p.add_argument("--head-sha", default="", help="with --pull-file: the commit that was validated")
+    p.add_argument(
+        "--head-sha", default="", help="with --verdict-file: the commit the trusted event names"
+    )
+    p.add_argument(
+        "--run-url", default="", help="with --verdict-file: the validation run's page (trusted)"
+    )
+    p.add_argument(
+        "--author",
+        default="",
+        help="whose comment to edit (default: the token's user; github-actions[bot] for an "
+        "Actions token)",
+    )
     p.add_argument("--note", action="append", default=[])
     p.add_argument("--title", default="rcb")
     p.add_argument("--strict", action="store_true", help="fail (exit 2) when the API refuses")
@@ -149,7 +165,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "verdict",
-        help="write the validation verdict (comment.md, pull.json) for the trusted commenter",
+        help="write the validation verdict (verdict.json, data only) for the trusted commenter",
+        description="Write verdict.json: per changed task and submission folder a status "
+        "(passed, failed, not validated) and its problems as plain strings. A task that requires "
+        "a GPU on a runner without one is not validated. Sets the output status (passed, failed "
+        "or not-validated) and writes the rendered verdict to the job summary.",
     )
     p.add_argument("--out", type=Path, required=True, metavar="DIR")
     p.add_argument("--pr", type=int, required=True)
@@ -162,6 +182,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--submissions-report", default="", help="their report JSON")
     p.add_argument("--submissions-log", type=Path, default=None)
     p.set_defaults(handler=run_verdict)
+    p.add_argument(
+        "--runner-gpu",
+        default="",
+        help="true or false: whether this runner has a GPU (default: look for /dev/nvidia*)",
+    )
 
 
 def _help(parser: argparse.ArgumentParser) -> int:
@@ -347,8 +372,10 @@ def run_comment(args: argparse.Namespace) -> int:
         comment_marker,
         github_client,
         load_report,
-        read_pull_file,
+        read_verdict,
         render_comment,
+        render_verdict,
+        token_author,
         upsert_comment,
     )
 
@@ -357,21 +384,27 @@ def run_comment(args: argparse.Namespace) -> int:
         return 0
     context = GitHubContext.from_env()
     number = args.pr
-    if args.pull_file is not None:
+    verdict = None
+    if args.verdict_file is not None:
         if not args.head_sha:
-            raise RcbError("--pull-file needs --head-sha: the commit the trusted event names")
-        ref = read_pull_file(args.pull_file)
-        if ref.head_sha != args.head_sha:
+            raise RcbError("--verdict-file needs --head-sha: the commit the trusted event names")
+        verdict = read_verdict(args.verdict_file)
+        if verdict.head_sha != args.head_sha:
             raise RcbError(
-                f"{args.pull_file}: head_sha {ref.head_sha} is not the validated commit {args.head_sha}"
+                f"{args.verdict_file}: head_sha {verdict.head_sha} is not the validated commit "
+                f"{args.head_sha}"
             )
-        number = ref.number
+        number = verdict.pull
     number = number if number is not None else context.pull_number
     if number is None:
         print("rcb: not a pull request: no comment", file=sys.stderr)
         return 0
 
-    if args.body_file is not None:
+    if verdict is not None:
+        # Rendered here, by trusted code, from checked data: every string escaped.
+        body = render_verdict(verdict, run_url=args.run_url)
+        key = args.key or VERDICT_KEY
+    elif args.body_file is not None:
         # A body made elsewhere (e.g. by a pull request's run) may not carry markers that
         # would make it pass for another of rcb's comments.
         body = MARKER_PATTERN.sub("", args.body_file.read_text(encoding="utf-8")).lstrip()
@@ -399,8 +432,9 @@ def run_comment(args: argparse.Namespace) -> int:
     if not context.repository:
         return refused("GITHUB_REPOSITORY is not set: the pull-request comment was not posted")
     try:
-        repo = github_client(context).get_repo(context.repository)
-        if args.pull_file is not None:
+        client = github_client(context)
+        repo = client.get_repo(context.repository)
+        if verdict is not None:
             head = repo.get_pull(number).head.sha
             if head != args.head_sha:
                 print(
@@ -409,7 +443,8 @@ def run_comment(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return 0
-        result = upsert_comment(repo.get_issue(number), key, body)
+        author = args.author or token_author(client)
+        result = upsert_comment(repo.get_issue(number), key, body, author=author)
     except GithubException as exc:
         hint = " (a pull request from a fork gets a read-only token)" if exc.status == 403 else ""
         return refused(f"the pull-request comment was not posted: API {exc.status}{hint}")
@@ -512,29 +547,31 @@ def run_submissions(args: argparse.Namespace) -> int:
 
 
 def run_verdict(args: argparse.Namespace) -> int:
-    from rcb_action.errors import RcbError
     from rcb_action.github import (
-        COMMENT_FILE,
-        PULL_FILE,
-        VERDICT_KEY,
+        VERDICT_FILE,
         GitHubContext,
         append_summary,
-        comment_marker,
-        load_report,
+        build_verdict,
         render_verdict,
+        set_outputs,
         split_list,
+        write_verdict,
     )
+    from rcb_action.sandbox import host_gpus
 
     def read(path: Path | None) -> str:
         return path.read_text(encoding="utf-8", errors="replace") if path and path.is_file() else ""
 
     report = None
-    if args.submissions_report and Path(args.submissions_report).exists():
+    if args.submissions_report and Path(args.submissions_report).is_file():
         try:
-            report = load_report(Path(args.submissions_report))
-        except RcbError as exc:
-            _warn(str(exc))
-    passed, markdown = render_verdict(
+            report = json.loads(Path(args.submissions_report).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            _warn(f"{args.submissions_report}: the submissions' report not read ({exc})")
+    runner_gpu = bool(host_gpus()) if not args.runner_gpu else _bool("runner-gpu", args.runner_gpu)
+    verdict = build_verdict(
+        pull=args.pr,
+        head_sha=args.head_sha,
         tasks=split_list(args.tasks),
         validate_status=args.validate_status,
         validate_log=read(args.validate_log),
@@ -542,15 +579,10 @@ def run_verdict(args: argparse.Namespace) -> int:
         submissions_status=args.submissions_status,
         submissions_report=report,
         submissions_log=read(args.submissions_log),
-        run_url=GitHubContext.from_env().run_url,
+        runner_has_gpu=runner_gpu,
     )
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / COMMENT_FILE).write_text(
-        f"{comment_marker(VERDICT_KEY)}\n{markdown}", encoding="utf-8"
-    )
-    (args.out / PULL_FILE).write_text(
-        json.dumps({"number": args.pr, "head_sha": args.head_sha}) + "\n", encoding="utf-8"
-    )
-    append_summary(markdown)
-    print(f"rcb: verdict: {'passed' if passed else 'needs changes'}", file=sys.stderr)
+    write_verdict(args.out / VERDICT_FILE, verdict)
+    append_summary(render_verdict(verdict, run_url=GitHubContext.from_env().run_url))
+    set_outputs({"status": verdict.status.replace(" ", "-")})
+    print(f"rcb: verdict: {verdict.status}", file=sys.stderr)
     return 0

@@ -23,12 +23,14 @@ from rcb_action.github._baseline import (
     report_from_zip,
 )
 from rcb_action.github._comment import (
+    ACTIONS_BOT,
     MARKER_PATTERN,
     CommentResult,
     carries_marker,
     comment_marker,
     github_client,
     strip_markers,
+    token_author,
     upsert_comment,
 )
 from rcb_action.github._compare import (
@@ -58,25 +60,25 @@ from rcb_action.github._submissions import (
     check_submissions,
     find_submissions,
 )
-from rcb_action.github._verdict import (
-    COMMENT_FILE,
-    PULL_FILE,
-    VERDICT_KEY,
-    PullRef,
-    read_pull_file,
-    render_verdict,
+from rcb_action.github._verdict import VERDICT_KEY, build_verdict, render_verdict
+from rcb_action.github._verdict_schema import (
+    VERDICT_FILE,
+    ItemVerdict,
+    Verdict,
+    read_verdict,
+    write_verdict,
 )
 from rcb_action.github._workflow import annotation, append_summary, set_outputs, workspace_path
 
 __all__ = [
-    "COMMENT_FILE",
+    "ACTIONS_BOT",
     "COMPLETIONS_FILE",
     "DEFAULT_ARTIFACT",
     "MARKER_PATTERN",
     "MODEL_FILE",
-    "PULL_FILE",
     "REPORT_FILE",
     "SUBMISSIONS_DIR",
+    "VERDICT_FILE",
     "VERDICT_KEY",
     "ActionInputs",
     "Baseline",
@@ -85,14 +87,16 @@ __all__ = [
     "Comparison",
     "EvaluateOutcome",
     "GitHubContext",
+    "ItemVerdict",
     "Leg",
     "ModelChange",
     "Plan",
-    "PullRef",
     "Submission",
     "TaskChange",
+    "Verdict",
     "annotation",
     "append_summary",
+    "build_verdict",
     "carries_marker",
     "changed_files",
     "check_submission",
@@ -107,7 +111,7 @@ __all__ = [
     "headline_score",
     "load_report",
     "plan_evaluation",
-    "read_pull_file",
+    "read_verdict",
     "regressions",
     "render_comment",
     "render_summary",
@@ -118,6 +122,8 @@ __all__ = [
     "set_outputs",
     "split_list",
     "strip_markers",
+    "token_author",
     "upsert_comment",
     "workspace_path",
+    "write_verdict",
 ]

@@ -1,10 +1,13 @@
 """One pull-request comment per key, created once and then edited in place.
 
 The comment carries a hidden HTML marker naming its key as its first line; a later
-run finds the comment whose first line is exactly that marker and edits it instead of
-adding another. Every other marker is removed from a body, again and again until none
-is left, so that no text (a model name, a verdict made by a pull request's run) can
-make a comment pass for another of rcb's comments.
+run finds the comment whose first line is exactly that marker *and* whose author is
+the token's own user (``github-actions[bot]`` for an Actions token) and edits it
+instead of adding another: a comment anyone else posts with the marker is never
+edited, nor taken for rcb's. Every other marker is removed from a body, again and
+again until none is left, so that no text (a model name, a verdict made by a pull
+request's run) can make a comment pass for another of rcb's comments. Every page of
+the comments is read (PyGithub's ``PaginatedList`` follows the ``Link`` header).
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ class CommentResult:
     id: int
     url: str
 
+
+# Who writes with an Actions token (GITHUB_TOKEN), which has no user of its own.
+ACTIONS_BOT = "github-actions[bot]"
 
 # Any of rcb's markers, whatever its key, spacing or case.
 MARKER_PATTERN = re.compile(r"<!--\s*rcb-comment:.*?-->", re.DOTALL | re.IGNORECASE)
@@ -74,13 +80,29 @@ def github_client(context: GitHubContext) -> Github:
     return Github(base_url=context.api_url, auth=Auth.Token(context.token))
 
 
-def upsert_comment(issue: Issue, key: str, body: str) -> CommentResult:
-    """Edit the comment on ``issue`` that carries ``key``'s marker, or create it.
+def token_author(client: Github) -> str:
+    """The login the client's token writes comments as: the authenticated user's (a
+    personal token), else ``github-actions[bot]`` (an Actions token, for which GitHub
+    refuses ``GET /user``)."""
+    from github import GithubException
+
+    try:
+        return str(client.get_user().login)
+    except GithubException:
+        return ACTIONS_BOT
+
+
+def upsert_comment(
+    issue: Issue, key: str, body: str, *, author: str = ACTIONS_BOT
+) -> CommentResult:
+    """Edit the comment on ``issue`` that carries ``key``'s marker and was written by
+    ``author`` (the token's user, :func:`token_author`), or create it.
 
     The marker is the body's first line, and every other marker is removed from the
     body (:func:`strip_markers`). A comment counts as ``key``'s when its first line is
-    exactly the marker; one that cannot be edited (someone else wrote it, so the token
-    is refused) is passed over.
+    exactly the marker and its author is ``author`` (compared without case); any other
+    comment is left alone, and one that still cannot be edited (the token is refused)
+    is passed over.
 
     Raises:
         github.GithubException: the API refused to list or create comments.
@@ -91,6 +113,9 @@ def upsert_comment(issue: Issue, key: str, body: str) -> CommentResult:
     text = clip_markdown(f"{marker}\n{strip_markers(body).lstrip()}")
     for comment in issue.get_comments():
         if not carries_marker(comment.body, marker):
+            continue
+        login = comment.user.login if comment.user is not None else ""
+        if str(login).lower() != author.lower():
             continue
         try:
             comment.edit(text)
