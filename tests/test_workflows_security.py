@@ -4,6 +4,10 @@
 - No ``pull_request_target`` or ``workflow_run`` job checks out pull-request code.
 - Every third-party action is pinned to a full commit SHA, with its version in a comment.
 - Every job declares its permissions; writes only where listed below, with the reason.
+- A job that crawls (fetches and parses arXiv's untrusted data) holds no write scope
+  and no token; the jobs that write take only the queue file from it.
+- Provider keys (``secrets.*_API_KEY``) reach only jobs in the ``rcb-providers``
+  environment, whose deployment branches docs/security.md says to restrict to main.
 
 Each rule is a function returning its violations, tested on the real files and on
 small bad examples (so a rule that silently stopped matching would be caught).
@@ -33,16 +37,20 @@ ALLOWED_WRITES: dict[tuple[str, str], dict[str, str]] = {
     ("validate-comment.yml", "comment"): {
         "pull-requests": "posts the validation verdict from trusted code",
     },
-    ("crawl.yml", "crawl"): {
-        "contents": "pushes the branch with the updated candidate queue",
+    ("crawl.yml", "propose"): {
+        "contents": "pushes the branch with the updated candidate queue (that file only)",
         "pull-requests": "opens the candidates pull request",
-        "issues": "opens one triage issue per candidate when enabled",
+    },
+    ("crawl.yml", "issues"): {
+        "issues": "opens one triage issue per candidate when enabled (from the queue file)",
     },
 }
 UNTRUSTED_CHECKOUT = re.compile(
     r"github\.event\.pull_request|github\.head_ref|github\.event\.workflow_run\.head"
     r"|refs/pull/|pull/\$\{\{"
 )
+PROVIDER_ENVIRONMENT = "rcb-providers"
+PROVIDER_KEY = re.compile(r"\bsecrets\.[A-Z0-9_]*API_KEY\b")
 PINNED = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[^@]*)?@[0-9a-f]{40}$")
 
 
@@ -179,6 +187,47 @@ def permission_problems(wf: Workflow) -> list[str]:
     return found
 
 
+def environment_of(job: dict[str, Any]) -> str:
+    env = job.get("environment")
+    return str(env.get("name", "")) if isinstance(env, dict) else str(env or "")
+
+
+def provider_keys_outside_environment(wf: Workflow) -> list[str]:
+    found = []
+    for job_id, job in wf.jobs.items():
+        uses_keys = any(PROVIDER_KEY.search(text) for text in strings(job))
+        if uses_keys and environment_of(job) != PROVIDER_ENVIRONMENT:
+            found.append(
+                f"{wf.name}: job {job_id} reads provider keys outside the "
+                f"{PROVIDER_ENVIRONMENT} environment"
+            )
+    for name in ("secrets", "env"):
+        if any(PROVIDER_KEY.search(text) for text in strings(wf.data.get(name) or {})):
+            found.append(f"{wf.name}: provider keys at workflow level ({name})")
+    return found
+
+
+def crawls_with_write_access(wf: Workflow) -> list[str]:
+    """A job that runs ``rcb crawl`` must hold no write scope and pass no token to it."""
+    found = []
+    for job_id, job in wf.jobs.items():
+        runs = [str(step.get("run", "")) for step in steps_of(job)]
+        if not any(re.search(r"\brcb\s+crawl\b", run) for run in runs):
+            continue
+        perms = job.get("permissions")
+        writes = (
+            {s for s, level in perms.items() if level == "write"}
+            if isinstance(perms, dict)
+            else {"(not a read-only list)"}
+        )
+        if writes:
+            found.append(f"{wf.name}: job {job_id} crawls with write access: {sorted(writes)}")
+        for text in strings(job):
+            if re.search(r"\bgithub\.token\b|\bsecrets\.", text):
+                found.append(f"{wf.name}: job {job_id} crawls with a token: {text.strip()[:60]}")
+    return found
+
+
 def test_there_are_workflows_for_each_duty():
     triggers = {wf.name: wf.triggers for wf in map(load, WORKFLOWS)}
     assert {"push", "pull_request"} <= triggers["ci.yml"]
@@ -197,8 +246,35 @@ def test_workflow_rules(path):
         + untrusted_checkouts(wf)
         + unpinned_actions(wf.name, wf.data, wf.text)
         + permission_problems(wf)
+        + provider_keys_outside_environment(wf)
+        + crawls_with_write_access(wf)
     )
     assert problems == []
+
+
+def test_the_provider_keys_live_in_their_environment():
+    """The evaluation legs get the keys, from the environment the docs say to restrict."""
+    evaluate = load(ROOT / ".github" / "workflows" / "evaluate.yml").jobs["evaluate"]
+    assert environment_of(evaluate) == PROVIDER_ENVIRONMENT
+    assert any(PROVIDER_KEY.search(text) for text in strings(evaluate))
+    docs = (ROOT / "docs" / "security.md").read_text()
+    assert PROVIDER_ENVIRONMENT in docs and "main" in docs
+
+
+def test_the_crawl_parses_read_only_and_the_writers_take_one_file():
+    crawl = load(ROOT / ".github" / "workflows" / "crawl.yml")
+    assert crawl.jobs["crawl"]["permissions"] == {"contents": "read"}
+    for job_id in ("propose", "issues"):
+        job = crawl.jobs[job_id]
+        assert job["needs"] == "crawl"
+        runs = "\n".join(str(step.get("run", "")) for step in steps_of(job))
+        assert not re.search(r"\brcb\s+crawl\b", runs)  # nothing fetched from arXiv
+        downloads = [s for s in steps_of(job) if "download-artifact" in str(s.get("uses"))]
+        assert [s["with"]["name"] for s in downloads] == ["crawl-queue"]
+    propose = "\n".join(str(s.get("run", "")) for s in steps_of(crawl.jobs["propose"]))
+    assert "git add -- crawler/queue.yaml" in propose
+    # It runs nothing (no rcb, no Python) with the crawl's output.
+    assert not re.search(r"(?m)^\s*(pip|python3?|rcb)\b", propose)
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -328,6 +404,35 @@ jobs:
       pull-requests: write
     steps:
       - run: echo hi
+""",
+    ),
+    "provider keys outside their environment": (
+        provider_keys_outside_environment,
+        """
+on: workflow_dispatch
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    permissions: {contents: read}
+    steps:
+      - run: rcb evaluate --model gpt-4o
+        env:
+          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}
+""",
+    ),
+    "crawl with a write token": (
+        crawls_with_write_access,
+        """
+on: schedule
+jobs:
+  crawl:
+    runs-on: ubuntu-latest
+    permissions:
+      contents: write
+    steps:
+      - run: rcb crawl --since 2025-01-01 --issues octo/rcb
+        env:
+          GITHUB_TOKEN: ${{ github.token }}
 """,
     ),
     "write-all": (
