@@ -14,6 +14,7 @@ import pytest
 from conftest import FIXTURE_TASKS, fenced, write_replay
 from fake_github import FakeGitHub
 from github import Auth, Github
+from report_data import report_data, report_of
 from test_action_runner import parse_output_file
 
 from rcb_action.errors import RcbError
@@ -34,7 +35,7 @@ from rcb_action.github._verdict import fenced as fence_text
 
 REPO = "octo/rcb"
 
-SMALL_REPORT = {"models": {"m": {"scaled_pass_at_1": 12.5, "pass_rate": 20.0, "snippets": 4, "harness_errors": 0, "tasks": {}, "failure_classes": {}, "macro_task_mean": 12.5, "ci95": [1.0, 30.0], "post_cutoff": {"cutoff": None, "scaled_pass_at_1": 12.5, "snippets": 4}, "cost_usd": 0.0}}}  # fmt: skip
+SMALL_REPORT = report_data({"models": {"m": {"scaled_pass_at_1": 12.5, "pass_rate": 20.0, "snippets": 4, "harness_errors": 0, "tasks": {}, "failure_classes": {}, "macro_task_mean": 12.5, "ci95": [1.0, 30.0], "post_cutoff": {"cutoff": None, "scaled_pass_at_1": 12.5, "snippets": 4}, "cost_usd": 0.0}}})  # fmt: skip
 
 
 @pytest.fixture
@@ -107,9 +108,11 @@ def _zip(files: dict[str, str]) -> bytes:
 
 
 def test_report_from_zip_reads_the_report_and_refuses_others():
-    report = {"models": {"m": {"scaled_pass_at_1": 1.0}}}
+    report = report_data({"models": {"m": {"scaled_pass_at_1": 1.0}}})
     data = _zip({"deep/er/report.json": "{}", "report.json": json.dumps(report)})
-    assert report_from_zip(data, source="a") == report
+    assert report_from_zip(data, source="a") == report_of(report)
+    with pytest.raises(RcbError, match=r"^a: report\.json: schema_version missing"):
+        report_from_zip(_zip({"report.json": json.dumps({"models": {}})}), source="a")
     with pytest.raises(RcbError, match=r"no report\.json"):
         report_from_zip(_zip({"other.json": "{}"}), source="a")
     with pytest.raises(RcbError, match="not a zip"):
@@ -118,7 +121,7 @@ def test_report_from_zip_reads_the_report_and_refuses_others():
 
 def test_baseline_is_the_newest_own_unexpired_artifact_of_the_branch():
     def report(score: float) -> str:
-        return json.dumps({"models": {"m": {"scaled_pass_at_1": score}}})
+        return json.dumps(report_data({"models": {"m": {"scaled_pass_at_1": score}}}))
 
     with FakeGitHub() as gh:
         gh.add_repo(REPO)
@@ -132,13 +135,14 @@ def test_baseline_is_the_newest_own_unexpired_artifact_of_the_branch():
         gh.add_artifact(REPO, "other", {"report.json": report(60.0)})
         found = fetch_artifact_report(context, "main")
         assert found is not None
-        assert found.report["models"]["m"]["scaled_pass_at_1"] == 20.0
+        assert found.report.models["m"].scaled_pass_at_1 == 20.0
         assert "rcb-report" in found.source
 
 
 def test_compare_reports_by_model_and_task():
-    base = {"models": {"m": {"scaled_pass_at_1": 50.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "gone": {"scaled_pass_at_1": 10.0}}}}}  # fmt: skip
-    now = {"models": {"m": {"scaled_pass_at_1": 60.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "new": {"scaled_pass_at_1": 70.0}}}, "fresh": {"scaled_pass_at_1": 5.0, "tasks": {}}}}  # fmt: skip
+    shas = {"a": "1", "gone": "2", "new": "3"}  # one benchmark: only the model moved
+    base = report_of({"task_shas": shas, "models": {"m": {"scaled_pass_at_1": 50.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "gone": {"scaled_pass_at_1": 10.0}}}}})  # fmt: skip
+    now = report_of({"task_shas": shas, "models": {"m": {"scaled_pass_at_1": 60.0, "tasks": {"a": {"scaled_pass_at_1": 50.0}, "new": {"scaled_pass_at_1": 70.0}}}, "fresh": {"scaled_pass_at_1": 5.0, "tasks": {}}}})  # fmt: skip
     comparison = compare_reports(now, base)
     m = comparison.for_model("m")
     assert m is not None and m.delta == 10.0
@@ -157,14 +161,14 @@ def test_a_changed_benchmark_is_named_and_left_out_of_the_comparison():
     def task(score: float, weight: float = 10.0) -> dict[str, float]:
         return {"scaled_pass_at_1": score, "weight": weight}
 
-    base = {
+    base = report_of({
         "task_shas": {"a": "1", "b": "2", "gone": "3"},
         "models": {"m": {"scaled_pass_at_1": 40.0, "tasks": {"a": task(50.0), "b": task(20.0, 30.0), "gone": task(90.0)}}},
-    }  # fmt: skip
-    now = {
+    })  # fmt: skip
+    now = report_of({
         "task_shas": {"a": "1", "b": "2-edited", "new": "4"},
         "models": {"m": {"scaled_pass_at_1": 20.0, "tasks": {"a": task(60.0), "b": task(0.0, 30.0), "new": task(0.0)}}},
-    }  # fmt: skip
+    })  # fmt: skip
     comparison = compare_reports(now, base)
     assert comparison.changed_tasks == ["b", "gone", "new"] and comparison.common_tasks == 1
     m = comparison.for_model("m")
@@ -183,10 +187,10 @@ def _report_of(passes: dict[str, list[int]], shas: dict[str, str]) -> dict:
     ]
     tasks = {t: {"scaled_pass_at_1": 10.0 * sum(oks), "weight": 50} for t, oks in passes.items()}
     total = sum(sum(oks) for oks in passes.values()) / sum(len(oks) for oks in passes.values())
-    return {
+    return report_data({
         "task_shas": shas,
         "models": {"m": {"scaled_pass_at_1": 100.0 * total, "tasks": tasks, "outcomes": outcomes}},
-    }
+    })  # fmt: skip
 
 
 def test_a_regression_gate_on_the_paired_interval_of_identical_tasks(tmp_path, cli):
@@ -194,14 +198,14 @@ def test_a_regression_gate_on_the_paired_interval_of_identical_tasks(tmp_path, c
 
     base = _report_of({"a": [1] * 10, "b": [1] * 10, "c": [0] * 10}, {"a": "1", "b": "2", "c": "3"})
     worse = _report_of({"a": [0] * 8 + [1] * 2, "b": [0] * 7 + [1] * 3, "c": [1] * 10}, {"a": "1", "b": "2", "c": "3-edited"})  # fmt: skip
-    comparison = compare_reports(worse, base)
+    comparison = compare_reports(report_of(worse), report_of(base))
     paired = comparison.for_model("m").paired
     # Task c changed: left out. On a and b the model lost 15 of 20 snippets: -75 points.
     assert paired is not None and paired["snippets"] == 20 and paired["difference"] == -75.0
     assert paired["ci95_high"] < -50
     assert regressions(comparison, 10) and not regressions(comparison, 100)
     assert "paired 95% interval" in render_comparison(comparison)
-    same = compare_reports(base, base)
+    same = compare_reports(report_of(base), report_of(base))
     assert same.for_model("m").paired["difference"] == 0.0 and not regressions(same, 0)
 
     paths = {}

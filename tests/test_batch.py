@@ -78,7 +78,7 @@ def test_a_batch_run_scores_every_answer_and_records_the_batch(tmp_path, openai_
     state = json.loads((out / "batches").glob("*.json").__next__().read_text())
     assert [b["id"] for b in state["batches"]] == ["batch_0"]
     report = build_report(records, load_registry())
-    assert report["models"][MODEL]["batched"] == 5
+    assert report.models[MODEL].batched == 5
 
 
 def test_an_interrupted_batch_run_picks_up_the_same_batch(tmp_path, openai_fake):

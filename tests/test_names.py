@@ -32,7 +32,7 @@ from rcb_action.github import (
 )
 from rcb_action.models import ReplayModel, get_model, load_registry
 from rcb_action.names import path_key
-from rcb_action.report import build_report, print_report, render_markdown
+from rcb_action.report import Report, build_report, print_report, render_markdown
 from rcb_action.results import Record, ResultStore
 from rcb_action.site import build_site, window_ranking
 
@@ -80,7 +80,7 @@ def registry_file(path: Path, entries: dict[str, dict[str, object]]) -> Path:
     return path
 
 
-def hostile_report() -> dict:
+def hostile_report() -> Report:
     """A report over names no entry point accepts, as an old results file could hold."""
     records = [record(name, snippet=f"s{i}") for i, name in enumerate(HOSTILE)]
     return build_report(records, load_registry())
@@ -184,7 +184,7 @@ def test_a_submission_with_a_bad_name_is_a_problem(tmp_path):
 
 def test_markdown_outputs_escape_names():
     report = hostile_report()
-    assert set(report["models"]) == set(HOSTILE)
+    assert set(report.models) == set(HOSTILE)
     for text in [
         render_markdown(report),
         render_summary(report),
@@ -386,13 +386,12 @@ def test_a_submitters_cutoff_is_declared_and_never_clean(tmp_path, cli):
     assert rows["openai/gpt-4o"].rank == 1  # checked cutoff (2023-10-01): clean
 
     report = build_report(records, registry)
-    entry = report["models"]["acme/coder"]
-    assert entry["cutoff_declared"] and entry["knowledge_cutoff"] == "2020-01-01"
-    assert "declared by the submitter" in entry["post_cutoff"]["note"]
-    common = report["common_post_cutoff"]
-    assert common["after"] == "2023-10-01" and common["models_with_declared_cutoff"] == [
-        "acme/coder"
-    ]
+    entry = report.models["acme/coder"]
+    assert entry.cutoff_declared and entry.knowledge_cutoff == "2020-01-01"
+    assert "declared by the submitter" in (entry.post_cutoff.note or "")
+    common = report.common_post_cutoff
+    assert common is not None
+    assert common.after == "2023-10-01" and common.models_with_declared_cutoff == ["acme/coder"]
     assert "cutoff declared by the submitter" in render_markdown(report)
     assert "declared by the submitter" in render_comment(report, marker=comment_marker("k"))
     out = io.StringIO()
@@ -437,7 +436,7 @@ def test_a_checked_submission_takes_its_cutoff_from_the_registry(tmp_path, monke
     assert registry.cutoff("acme/coder") == D(2024, 5, 1)
     assert registry.declared_cutoff("acme/coder") is None
     report = build_report([record("acme/coder")], registry)
-    assert not report["models"]["acme/coder"]["cutoff_declared"]
+    assert not report.models["acme/coder"].cutoff_declared
     assert "declared" not in render_markdown(report)
 
 
@@ -487,7 +486,7 @@ def test_in_process_tasks_are_labelled_forgeable_in_every_output(tmp_path, cli):
     assert "| casetoy | cases and checks |" in markdown
     assert "In-process tests (forgeable): 1 of 2 task(s) (toy)" in markdown
 
-    report = json.loads((tmp_path / "r.json").read_text())
+    report = Report.load(tmp_path / "r.json")
     comment = render_comment(report, marker=comment_marker("k"))
     headline = comment.split("<details>", 1)[0]
     assert "In-process (forgeable)" in headline and "| 2 |" in headline

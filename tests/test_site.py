@@ -315,16 +315,14 @@ def test_site_scores_are_the_reports(registry_file, tasks_dir):
     report = build_report(records, registry)
     assert [m.id for m in data.models][:1] == ["acme/large"]
     for view in data.models:
-        entry = report["models"][view.id]
-        assert view.scaled == entry["scaled_pass_at_1"]
-        assert view.pass_rate == entry["pass_rate"]
-        assert list(view.ci or []) == entry["ci95"]
-        assert view.failure_classes == entry["failure_classes"]
-        assert view.harness_errors == entry["harness_errors"]
+        entry = report.models[view.id]
+        assert view.scaled == entry.scaled_pass_at_1
+        assert view.pass_rate == entry.pass_rate
+        assert list(view.ci or []) == entry.ci95
+        assert view.failure_classes == entry.failure_classes
+        assert view.harness_errors == entry.harness_errors
         for row in view.tasks:
-            assert row.scaled == pytest.approx(
-                entry["tasks"][row.task.id]["scaled_pass_at_1"], abs=0.005
-            )
+            assert row.scaled == pytest.approx(entry.tasks[row.task.id].scaled_pass_at_1, abs=0.005)
     small, twin = (
         next(m for m in data.models if m.id == n) for n in ("acme/small", "acme/small-twin")
     )

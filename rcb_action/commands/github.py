@@ -15,12 +15,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rcb_action.commands._common import add_tasks_dir
 
 if TYPE_CHECKING:
     from rcb_action.github import Comparison, Submission
+    from rcb_action.report import Report
 
 ORDER = 80
 
@@ -256,8 +257,7 @@ def run_baseline(args: argparse.Namespace) -> int:
     report = None
     try:
         if args.path:
-            report = load_report(Path(args.path))
-            report["source"] = args.path
+            report = load_report(Path(args.path)).model_copy(update={"source": args.path})
         elif context.pull_number is None:
             print("rcb: not a pull request: no base branch to compare with", file=sys.stderr)
         elif not context.token:
@@ -274,7 +274,7 @@ def run_baseline(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
             else:
-                report = {**found.report, "source": found.source}
+                report = found.report.model_copy(update={"source": found.source})
     except RcbError as exc:
         _warn(f"base branch's results not used: {exc}")
         report = None
@@ -282,13 +282,13 @@ def run_baseline(args: argparse.Namespace) -> int:
         set_outputs({"path": ""})
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"rcb: base branch's report: {report.get('source', args.out)}", file=sys.stderr)
+    args.out.write_text(report.to_json(), encoding="utf-8")
+    print(f"rcb: base branch's report: {report.source or args.out}", file=sys.stderr)
     set_outputs({"path": str(args.out.resolve())})
     return 0
 
 
-def _comparison(report: dict[str, Any], baseline: str) -> Comparison | None:
+def _comparison(report: Report, baseline: str) -> Comparison | None:
     from rcb_action.errors import RcbError
     from rcb_action.github import compare_reports, load_report
 
@@ -299,7 +299,7 @@ def _comparison(report: dict[str, Any], baseline: str) -> Comparison | None:
     except RcbError as exc:
         _warn(f"base branch's results not used: {exc}")
         return None
-    return compare_reports(report, base, source=str(base.get("source") or ""))
+    return compare_reports(report, base, source=base.source)
 
 
 def run_gate(args: argparse.Namespace) -> int:
@@ -352,8 +352,8 @@ def run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_key(report: dict[str, Any], shard: str) -> str:
-    models = sorted(report.get("models", {}))
+def _default_key(report: Report, shard: str) -> str:
+    models = sorted(report.models)
     seed = "|".join(
         [os.environ.get("GITHUB_WORKFLOW", ""), os.environ.get("GITHUB_JOB", ""), *models, shard]
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 
 from rcb_action.commands._common import add_registry
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "dirs",
-        nargs="+",
+        nargs="*",
         type=Path,
         metavar="DIR",
         help="results folder(s) of rcb evaluate or rcb reproduce",
@@ -39,6 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--model", action="append", default=[], metavar="M", help="only these models (repeatable)"
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing; only write the files")
+    parser.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the JSON Schema of report.json (docs/report.schema.json) and exit",
+    )
     add_registry(parser)
     parser.set_defaults(handler=run)
 
@@ -46,7 +51,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rcb_action.errors import RcbError
     from rcb_action.models import load_registry
-    from rcb_action.report import build_report, print_report, print_reproduction, render_markdown
+    from rcb_action.report import (
+        ReproductionSection,
+        build_report,
+        print_report,
+        print_reproduction,
+        render_markdown,
+    )
     from rcb_action.reproduce import (
         GOLD_FILE,
         REPRODUCTION_FILE,
@@ -56,6 +67,13 @@ def run(args: argparse.Namespace) -> int:
     )
     from rcb_action.results import RESULTS_FILE, read_records
 
+    if args.schema:
+        from rcb_action.report import report_schema
+
+        sys.stdout.write(report_schema())
+        return 0
+    if not args.dirs:
+        raise RcbError("rcb report: give a results folder (DIR), or --schema")
     records = []
     attempts = []
     gold: dict[str, dict[str, object]] = {}
@@ -76,15 +94,16 @@ def run(args: argparse.Namespace) -> int:
     registry = load_registry(args.registry)
     report = build_report(records, registry, source=", ".join(map(str, args.dirs)))
     if attempts or gold:
-        report["reproduction"] = reproduction_section(attempts, gold, registry)
+        section = ReproductionSection.model_validate(reproduction_section(attempts, gold, registry))
+        report = report.model_copy(update={"reproduction": section})
     if not args.quiet:
         if records or not attempts:
             print_report(report)
-        if "reproduction" in report:
-            print_reproduction(report["reproduction"])
+        if report.reproduction is not None:
+            print_reproduction(report.reproduction)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        args.json.write_text(report.to_json(), encoding="utf-8")
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(render_markdown(report), encoding="utf-8")

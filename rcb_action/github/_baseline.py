@@ -13,11 +13,11 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from rcb_action.errors import RcbError
 from rcb_action.github._comment import github_client
 from rcb_action.github._context import GitHubContext
+from rcb_action.report import Report
 
 REPORT_FILE = "report.json"
 DEFAULT_ARTIFACT = "rcb-report"
@@ -28,15 +28,16 @@ MAX_ARTIFACT_BYTES = 64 << 20
 class Baseline:
     """A report to compare with, and where it came from (for the reader)."""
 
-    report: dict[str, Any]
+    report: Report
     source: str
 
 
-def load_report(path: Path, registry_files: Iterable[Path] = ()) -> dict[str, Any]:
+def load_report(path: Path, registry_files: Iterable[Path] = ()) -> Report:
     """A report from ``rcb report --json``, or built from a results folder.
 
     Raises:
-        RcbError: the path is missing or holds neither.
+        RcbError: the path is missing or holds neither, or the report is not of this
+            schema version (one line naming the file and the first bad field).
     """
     from rcb_action.results import RESULTS_FILE, read_records
 
@@ -52,20 +53,10 @@ def load_report(path: Path, registry_files: Iterable[Path] = ()) -> dict[str, An
             path = path / REPORT_FILE
         else:
             raise RcbError(f"{path}: neither {RESULTS_FILE} nor {REPORT_FILE} here")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RcbError(
-            f"{path}: report not found (rcb report DIR --json FILE writes one)"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise RcbError(f"{path}: not a JSON report ({exc.msg})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("models"), dict):
-        raise RcbError(f"{path}: not an rcb report (no 'models' mapping)")
-    return data
+    return Report.load(path)
 
 
-def report_from_zip(data: bytes, *, source: str) -> dict[str, Any]:
+def report_from_zip(data: bytes, *, source: str) -> Report:
     """The ``report.json`` inside an artifact's zip, read in memory (nothing is extracted).
 
     Raises:
@@ -88,9 +79,7 @@ def report_from_zip(data: bytes, *, source: str) -> dict[str, Any]:
         report = json.loads(archive.read(info))
     except json.JSONDecodeError as exc:
         raise RcbError(f"{source}: {REPORT_FILE} is not JSON ({exc.msg})") from None
-    if not isinstance(report, dict) or not isinstance(report.get("models"), dict):
-        raise RcbError(f"{source}: {REPORT_FILE} is not an rcb report")
-    return report
+    return Report.from_data(report, source=f"{source}: {REPORT_FILE}")
 
 
 def fetch_artifact_report(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from rcb_action.report import markdown_text
+from rcb_action.report import ModelEntry, Report, TaskScore, markdown_text
 from rcb_action.scoring import Outcome, paired_bootstrap
 
 
@@ -55,44 +54,34 @@ class Comparison:
         return next((m for m in self.models if m.model == name), None)
 
 
-def _score(entry: dict[str, Any] | None) -> float | None:
-    if not entry:
-        return None
-    value = entry.get("scaled_pass_at_1")
-    return None if value is None else float(value)
+def _score(entry: ModelEntry | TaskScore | None) -> float | None:
+    return None if entry is None else entry.scaled_pass_at_1
 
 
-def _score_on(entry: dict[str, Any] | None, tasks: set[str]) -> float | None:
+def _score_on(entry: ModelEntry | None, tasks: set[str]) -> float | None:
     """A model's scaled pass@1 on ``tasks`` only: its tasks' scores weighted by their lines."""
-    if not entry:
+    if entry is None:
         return None
     scored = [
-        (float(t["weight"]), float(t["scaled_pass_at_1"]))
-        for name, t in entry.get("tasks", {}).items()
-        if name in tasks and t.get("weight") and t.get("scaled_pass_at_1") is not None
+        (t.weight, t.scaled_pass_at_1)
+        for name, t in entry.tasks.items()
+        if name in tasks and t.weight and t.scaled_pass_at_1 is not None
     ]
     total = sum(w for w, _ in scored)
     return round(sum(w * v for w, v in scored) / total, 2) if total else None
 
 
-def _outcomes(entry: dict[str, Any] | None, tasks: set[str] | None) -> list[Outcome] | None:
-    rows = (entry or {}).get("outcomes")
-    if not isinstance(rows, list):
+def _outcomes(entry: ModelEntry | None, tasks: set[str] | None) -> list[Outcome] | None:
+    if entry is None:
         return None
-    out = []
-    for row in rows:
-        try:
-            task, snippet, sample, weight, passed = row
-            if tasks is None or task in tasks:
-                out.append(Outcome(str(task), str(snippet), int(sample), int(weight), bool(passed)))
-        except (TypeError, ValueError):
-            continue
-    return out
+    return [
+        Outcome(task, snippet, sample, weight, bool(passed))
+        for task, snippet, sample, weight, passed in entry.outcomes
+        if tasks is None or task in tasks
+    ]
 
 
-def compare_reports(
-    current: dict[str, Any], base: dict[str, Any], *, source: str = ""
-) -> Comparison:
+def compare_reports(current: Report, base: Report, *, source: str = "") -> Comparison:
     """Compare two reports (``rcb report --json``) model by model and task by task.
 
     Models only in ``base`` are left out: the comparison is about this run. When both
@@ -100,30 +89,24 @@ def compare_reports(
     change of the benchmark: it is listed in ``changed_tasks`` and left out of every
     score compared, which is recomputed on the identical tasks.
     """
-    now_shas: dict[str, str] | None = current.get("task_shas")
-    then_shas: dict[str, str] | None = base.get("task_shas")
-    same: set[str] | None = None
-    changed: list[str] = []
-    if now_shas is not None and then_shas is not None:
-        same = {t for t, sha in now_shas.items() if then_shas.get(t) == sha and sha != "mixed"}
-        changed = sorted((set(now_shas) | set(then_shas)) - same)
+    now_shas, then_shas = current.task_shas, base.task_shas
+    same = {t for t, sha in now_shas.items() if then_shas.get(t) == sha and sha != "mixed"}
+    changed = sorted((set(now_shas) | set(then_shas)) - same)
     changes = []
-    base_models: dict[str, Any] = base.get("models", {})
-    for name, entry in sorted(current.get("models", {}).items()):
-        before = base_models.get(name)
+    for name, entry in sorted(current.models.items()):
+        before = base.models.get(name)
         tasks = []
         if before is not None:
-            now_tasks: dict[str, Any] = entry.get("tasks", {})
-            then_tasks: dict[str, Any] = before.get("tasks", {})
+            now_tasks, then_tasks = entry.tasks, before.tasks
             for task in sorted(set(now_tasks) | set(then_tasks)):
-                if same is not None and task not in same:
+                if task not in same:
                     continue
                 a, b = _score(now_tasks.get(task)), _score(then_tasks.get(task))
                 if a != b:
                     tasks.append(TaskChange(task, a, b))
         now, then = _outcomes(entry, same), _outcomes(before, same)
         paired = paired_bootstrap(now, then) if now and then else None
-        if same is None or not changed:
+        if not changed:
             changes.append(ModelChange(name, _score(entry), _score(before), tasks, paired))
         else:
             changes.append(
@@ -133,7 +116,7 @@ def compare_reports(
         source=source,
         models=changes,
         changed_tasks=changed,
-        common_tasks=None if same is None else len(same),
+        common_tasks=len(same),
     )
 
 

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rcb_action.github._compare import Comparison, format_delta, render_comparison
-from rcb_action.report import grading_note, markdown_text, render_markdown
+from rcb_action.report import Report, Summary, grading_note, markdown_text, render_markdown
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _ci(entry: dict[str, Any]) -> str:
-    ci = entry.get("ci95")
+def _ci(entry: Summary) -> str:
+    ci = entry.ci95
     return "" if not ci else f" [{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
-def score_table(report: dict[str, Any], comparison: Comparison | None = None) -> str:
+def as_report(report: Report | Mapping[str, Any]) -> Report:
+    """``report`` as the model (plain data, as ``report.json`` holds it, is validated)."""
+    return report if isinstance(report, Report) else Report.from_data(report, source="report")
+
+
+def score_table(report: Report | Mapping[str, Any], comparison: Comparison | None = None) -> str:
     """Models ranked by scaled pass@1, with the change against the base when known; then,
     when some tasks were graded by in-process tests, a line saying so.
 
@@ -35,19 +40,18 @@ def score_table(report: dict[str, Any], comparison: Comparison | None = None) ->
     if comparison is not None:
         header.append("Change vs base")
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    report = as_report(report)
     ranked = sorted(
-        report.get("models", {}).items(),
-        key=lambda kv: (-(kv[1].get("scaled_pass_at_1") or -1.0), kv[0]),
+        report.models.items(), key=lambda kv: (-(kv[1].scaled_pass_at_1 or -1.0), kv[0])
     )
     for name, entry in ranked:
         row = [
             markdown_text(name),
-            f"**{_pct(entry.get('scaled_pass_at_1'))}**{_ci(entry)}",
-            _pct(entry.get("pass_rate")),
-            str(entry.get("snippets", 0)),
-            # A report from before the field: every snippet was graded in-process.
-            str(entry.get("forgeable_snippets", entry.get("snippets", 0))),
-            str(entry.get("harness_errors", 0)),
+            f"**{_pct(entry.scaled_pass_at_1)}**{_ci(entry)}",
+            _pct(entry.pass_rate),
+            str(entry.snippets),
+            str(entry.forgeable_snippets),
+            str(entry.harness_errors),
         ]
         if comparison is not None:
             change = comparison.for_model(name)
@@ -65,7 +69,7 @@ def _notes(notes: Sequence[str]) -> str:
 
 
 def render_summary(
-    report: dict[str, Any],
+    report: Report,
     *,
     comparison: Comparison | None = None,
     notes: Sequence[str] = (),
@@ -82,7 +86,7 @@ def render_summary(
 
 
 def render_comment(
-    report: dict[str, Any],
+    report: Report,
     *,
     marker: str,
     comparison: Comparison | None = None,

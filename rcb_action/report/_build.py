@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeVar
 
 from rcb_action import __version__
 from rcb_action.models import DECLARED_NOTE, Registry
+from rcb_action.report._schema import SCHEMA_VERSION, Report
 from rcb_action.results import Record
 from rcb_action.scoring import (
     Outcome,
@@ -235,10 +236,8 @@ def task_set(records: Sequence[Record]) -> dict[str, Any]:
     return {"task_shas": shas, "tasks_sha": digest}
 
 
-def build_report(
-    records: Sequence[Record], registry: Registry, *, source: str = ""
-) -> dict[str, Any]:
-    """The report as plain data (what ``--json`` writes).
+def build_report(records: Sequence[Record], registry: Registry, *, source: str = "") -> Report:
+    """The report (what ``--json`` writes, :meth:`Report.to_json`).
 
     Per model: scaled pass@1 with its 95% bootstrap interval, the unweighted pass
     rate, per-task scores and their macro mean, pass@k, failure classes, cost, and
@@ -252,6 +251,7 @@ def build_report(
         by_model[record.model].append(record)
     models = {name: _model_entry(name, recs, registry) for name, recs in sorted(by_model.items())}
     report: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "source": source,
         "rcb_version": __version__,
         "records": len(records),
@@ -296,4 +296,4 @@ def build_report(
             if paired:
                 comparisons.append({"a": top, "b": other, **paired})
     report["comparisons"] = comparisons
-    return report
+    return Report.model_validate(report)

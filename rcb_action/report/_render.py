@@ -8,7 +8,7 @@ the terminal wraps every cell in :func:`terminal_text`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -17,6 +17,14 @@ from rich.table import Table
 from rcb_action.models import DECLARED_NOTE
 from rcb_action.report._build import FORGEABLE_LABEL, IN_PROCESS
 from rcb_action.report._escape import markdown_text, terminal_text
+from rcb_action.report._schema import (
+    CommonPostCutoff,
+    FunnelStep,
+    ModelEntry,
+    Report,
+    ReproductionSection,
+    Summary,
+)
 
 Escape = Callable[[str], str]
 
@@ -29,61 +37,55 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _ci(entry: dict[str, Any]) -> str:
-    ci = entry.get("ci95")
+def _ci(entry: Summary) -> str:
+    ci = entry.ci95
     return "-" if not ci else f"[{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
-def _ranked(report: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    return sorted(
-        report["models"].items(), key=lambda kv: (-(kv[1]["scaled_pass_at_1"] or -1), kv[0])
-    )
+def _ranked(report: Report) -> list[tuple[str, ModelEntry]]:
+    return sorted(report.models.items(), key=lambda kv: (-(kv[1].scaled_pass_at_1 or -1), kv[0]))
 
 
-def _post(entry: dict[str, Any]) -> str:
-    post = entry["post_cutoff"]
-    if post["cutoff"] is None:
+def _post(entry: ModelEntry) -> str:
+    post = entry.post_cutoff
+    if post.cutoff is None:
         return "n/a (no cutoff)"
-    declared = f", cutoff {DECLARED_NOTE}" if post.get("declared") else ""
-    return (
-        f"{_pct(post['scaled_pass_at_1'])} "
-        f"({post['snippets']} snippets after {post['cutoff']}{declared})"
-    )
+    declared = f", cutoff {DECLARED_NOTE}" if post.declared else ""
+    return f"{_pct(post.scaled_pass_at_1)} ({post.snippets} snippets after {post.cutoff}{declared})"
 
 
-def _forgeable(entry: dict[str, Any]) -> str:
-    """Snippets graded by in-process tests, of those scored (old reports: all of them)."""
-    count = entry.get("forgeable_snippets", entry["snippets"])
-    return f"{count} of {entry['snippets']}"
+def _forgeable(entry: ModelEntry) -> str:
+    """Snippets graded by in-process tests, of those scored."""
+    return f"{entry.forgeable_snippets} of {entry.snippets}"
 
 
-def overall_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+def overall_rows(report: Report, text: Escape = _raw) -> list[list[str]]:
     rows = []
     for rank, (name, entry) in enumerate(_ranked(report), 1):
         rows.append(
             [
                 str(rank),
                 text(name),
-                f"{_pct(entry['scaled_pass_at_1'])} {_ci(entry)}",
-                _pct(entry["pass_rate"]),
-                str(entry["snippets"]),
+                f"{_pct(entry.scaled_pass_at_1)} {_ci(entry)}",
+                _pct(entry.pass_rate),
+                str(entry.snippets),
                 _forgeable(entry),
                 _post(entry),
-                f"${entry['cost_usd']:.2f}",
-                str(entry["harness_errors"]),
+                f"${entry.cost_usd:.2f}",
+                str(entry.harness_errors),
             ]
         )
     return rows
 
 
-def task_gradings(report: dict[str, Any]) -> dict[str, str]:
+def task_gradings(report: Report) -> dict[str, str]:
     """Each task's grading over every model: ``in-process`` when any model's verdicts
-    on it were (a report from before the field: all of them), else ``cases``."""
+    on it were, else ``cases``."""
     out: dict[str, str] = {}
-    for entry in report.get("models", {}).values():
-        for task, score in entry.get("tasks", {}).items():
+    for entry in report.models.values():
+        for task, score in entry.tasks.items():
             if out.get(task) != IN_PROCESS:
-                out[task] = score.get("grading", IN_PROCESS)
+                out[task] = score.grading
     return out
 
 
@@ -92,7 +94,7 @@ def grading_label(grading: str) -> str:
     return FORGEABLE_LABEL if grading == IN_PROCESS else "cases and checks"
 
 
-def grading_note(report: dict[str, Any], text: Escape = _raw) -> str | None:
+def grading_note(report: Report, text: Escape = _raw) -> str | None:
     """One sentence on the tasks graded by in-process tests; None when there are none."""
     gradings = task_gradings(report)
     forgeable = sorted(t for t, g in gradings.items() if g == IN_PROCESS)
@@ -134,23 +136,23 @@ AGENT_HEADER = [
 ]
 
 
-def agent_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+def agent_rows(report: Report, text: Escape = _raw) -> list[list[str]]:
     """Agent mode (``--agent-turns K``): pass@1 against pass-after-K, per model and K."""
     rows = []
     for name, entry in _ranked(report):
-        for k, mode in entry.get("agent_mode", {}).items():
+        for k, mode in entry.agent_mode.items():
             rows.append(
                 [
                     text(name),
                     k,
-                    str(mode["attempts"]),
-                    _pct(mode["scaled_pass_at_1"]),
-                    _pct(mode["scaled_pass_after_k"]),
-                    _pct(mode["pass_rate_at_1"]),
-                    _pct(mode["pass_rate_after_k"]),
-                    str(mode["fixed"]),
-                    str(mode["broken"]),
-                    "-" if mode["mean_turns_used"] is None else f"{mode['mean_turns_used']:.2f}",
+                    str(mode.attempts),
+                    _pct(mode.scaled_pass_at_1),
+                    _pct(mode.scaled_pass_after_k),
+                    _pct(mode.pass_rate_at_1),
+                    _pct(mode.pass_rate_after_k),
+                    str(mode.fixed),
+                    str(mode.broken),
+                    "-" if mode.mean_turns_used is None else f"{mode.mean_turns_used:.2f}",
                 ]
             )
     return rows
@@ -170,7 +172,7 @@ def _say(console: Console, line: str) -> None:
     console.print(terminal_text(line))
 
 
-def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+def print_report(report: Report, console: Console | None = None) -> None:
     """The overall table, per-task scores, failure classes and ablations.
 
     Every name is printed as plain text: rich markup (``[red]``, ``[link=...]``) in it
@@ -188,18 +190,18 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         _say(console, note)
 
     models = [name for name, _ in _ranked(report)]
-    tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
+    tasks = sorted({t for e in report.models.values() for t in e.tasks})
     if tasks:
         gradings = task_gradings(report)
         rows = []
         for task in tasks:
             cells = [task, grading_label(gradings[task])]
             for name in models:
-                score = report["models"][name]["tasks"].get(task)
+                score = report.models[name].tasks.get(task)
                 cells.append(
                     "-"
                     if not score
-                    else f"{_pct(score['scaled_pass_at_1'])} / {_pct(score['pass_rate'])}"
+                    else f"{_pct(score.scaled_pass_at_1)} / {_pct(score.pass_rate)}"
                 )
             rows.append(cells)
         per_task = _table(
@@ -208,45 +210,43 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         per_task.add_row(
             "macro mean",
             "",
-            *[_pct(report["models"][n]["macro_task_mean"]) for n in models],
+            *[_pct(report.models[n].macro_task_mean) for n in models],
             style="bold",
         )
         console.print(per_task)
 
-    classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
+    classes = sorted({c for e in report.models.values() for c in e.failure_classes})
     if classes:
         rows = [
-            [n, *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
-            for n in models
+            [n, *[str(report.models[n].failure_classes.get(c, 0)) for c in classes]] for n in models
         ]
         console.print(_table("Failure classes (attempts)", ["Model", *classes], rows))
 
     for name in models:
-        entry = report["models"][name]
-        if entry.get("skipped"):
+        entry = report.models[name]
+        if entry.skipped:
             _say(
                 console,
-                f"{name}: {entry['skipped']} attempt(s) not run: {'; '.join(entry['skip_reasons'])}",
+                f"{name}: {entry.skipped} attempt(s) not run: {'; '.join(entry.skip_reasons)}",
             )
-        if "no_paper" in entry:
+        if entry.no_paper is not None:
             _say(
                 console,
-                f"Ablation {name}: with paper {_pct(entry['scaled_pass_at_1'])}, "
-                f"without {_pct(entry['no_paper']['scaled_pass_at_1'])}",
+                f"Ablation {name}: with paper {_pct(entry.scaled_pass_at_1)}, "
+                f"without {_pct(entry.no_paper.scaled_pass_at_1)}",
             )
-        if "notes" in entry:
+        if entry.notes is not None:
             _say(
                 console,
                 f"Notes instead of the paper, {name} (not a headline): "
-                f"{_pct(entry['notes']['scaled_pass_at_1'])} over "
-                f"{entry['notes']['snippets']} snippets",
+                f"{_pct(entry.notes.scaled_pass_at_1)} over {entry.notes.snippets} snippets",
             )
-        cache = entry.get("prompt_cache") or {}
-        if cache.get("tokens_in"):
+        cache = entry.prompt_cache
+        if cache.tokens_in:
             _say(
                 console,
-                f"Prompt cache {name}: {cache['tokens_cached']} of {cache['tokens_in']} input "
-                f"tokens served from the provider's cache, saving ${cache['cost_saved_usd']:.4f}",
+                f"Prompt cache {name}: {cache.tokens_cached} of {cache.tokens_in} input "
+                f"tokens served from the provider's cache, saving ${cache.cost_saved_usd:.4f}",
             )
     refined = agent_rows(report)
     if refined:
@@ -257,26 +257,26 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                 refined,
             )
         )
-    common = report.get("common_post_cutoff")
+    common = report.common_post_cutoff
     if common:
         _say(console, _common_line(common, _raw))
-    for comparison in report.get("comparisons", []):
+    for comparison in report.comparisons:
         _say(
             console,
-            f"{comparison['a']} - {comparison['b']}: {comparison['difference']:+.1f} points "
-            f"(paired 95% CI [{comparison['ci95_low']:.1f}, {comparison['ci95_high']:.1f}], "
-            f"{comparison['snippets']} snippets)",
+            f"{comparison.a} - {comparison.b}: {comparison.difference:+.1f} points "
+            f"(paired 95% CI [{comparison.ci95_low:.1f}, {comparison.ci95_high:.1f}], "
+            f"{comparison.snippets} snippets)",
         )
 
 
-def _common_line(common: dict[str, Any], text: Escape) -> str:
+def _common_line(common: CommonPostCutoff, text: Escape) -> str:
     """The scores on the papers after every model's (checked) cutoff."""
     parts = [
-        f"{text(n)} {_pct(s['scaled_pass_at_1'])} ({s['snippets']} snippets)"
-        for n, s in sorted(common["models"].items())
+        f"{text(n)} {_pct(s.scaled_pass_at_1)} ({s.snippets} snippets)"
+        for n, s in sorted(common.models.items())
     ]
-    line = f"Post-cutoff for every model (papers after {common['after']}): " + "; ".join(parts)
-    declared = common.get("models_with_declared_cutoff") or []
+    line = f"Post-cutoff for every model (papers after {common.after}): " + "; ".join(parts)
+    declared = common.models_with_declared_cutoff
     if declared:
         names = ", ".join(text(n) for n in declared)
         line += f". Cutoff {DECLARED_NOTE}, so not used for this date: {names}"
@@ -296,56 +296,51 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def paper_condition_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+def paper_condition_rows(report: Report, text: Escape = _raw) -> list[list[str]]:
     """Per model that ran another condition than the paper: its scaled pass@1 with the
     paper, without it, and with the task's notes instead (``-`` when not run)."""
     rows = []
-    for name, entry in report["models"].items():
-        if "no_paper" not in entry and "notes" not in entry:
+    for name, entry in report.models.items():
+        if entry.no_paper is None and entry.notes is None:
             continue
-        with_paper = _pct(entry["scaled_pass_at_1"]) if entry.get("paper") else "-"
-        without = entry.get("no_paper") or ({} if entry.get("paper") else entry)
-        notes = entry.get("notes") or {}
+        with_paper = _pct(entry.scaled_pass_at_1) if entry.paper else "-"
+        without: Summary | None = entry.no_paper or (None if entry.paper else entry)
         rows.append(
             [
                 text(name),
                 with_paper,
-                _pct(without["scaled_pass_at_1"])
-                if without.get("scaled_pass_at_1") is not None
-                else "-",
-                _pct(notes["scaled_pass_at_1"])
-                if notes.get("scaled_pass_at_1") is not None
-                else "-",
+                _pct(without.scaled_pass_at_1 if without else None),
+                _pct(entry.notes.scaled_pass_at_1 if entry.notes else None),
             ]
         )
     return rows
 
 
-def prompt_cache_rows(report: dict[str, Any], text: Escape = _raw) -> list[list[str]]:
+def prompt_cache_rows(report: Report, text: Escape = _raw) -> list[list[str]]:
     """Per model whose provider served prompt tokens from its cache: what that saved."""
     rows = []
-    for name, entry in report["models"].items():
-        cache = entry.get("prompt_cache") or {}
-        if cache.get("tokens_cached"):
+    for name, entry in report.models.items():
+        cache = entry.prompt_cache
+        if cache.tokens_cached:
             rows.append(
                 [
                     text(name),
-                    str(cache["tokens_in"]),
-                    str(cache["tokens_cached"]),
-                    f"{cache['cost_saved_usd']:.4f}",
+                    str(cache.tokens_in),
+                    str(cache.tokens_cached),
+                    f"{cache.cost_saved_usd:.4f}",
                 ]
             )
     return rows
 
 
-def render_markdown(report: dict[str, Any]) -> str:
+def render_markdown(report: Report) -> str:
     """The report as GitHub-flavoured Markdown (with the reproduction track's when present).
 
     Model names, task ids and messages are escaped (:func:`markdown_text`): whatever
     they hold shows as text and stays in its table cell.
     """
-    reproduction = report.get("reproduction")
-    if reproduction is not None and not report["models"]:
+    reproduction = report.reproduction
+    if reproduction is not None and not report.models:
         return render_reproduction_markdown(reproduction)
     md = markdown_text
     parts = ["## rcb snippet track", "", _md_table(OVERALL_HEADER, overall_rows(report, md)), ""]
@@ -353,29 +348,25 @@ def render_markdown(report: dict[str, Any]) -> str:
     if note:
         parts += [f"**{note}**", ""]
     models = [name for name, _ in _ranked(report)]
-    tasks = sorted({t for e in report["models"].values() for t in e["tasks"]})
+    tasks = sorted({t for e in report.models.values() for t in e.tasks})
     if tasks:
         gradings = task_gradings(report)
         rows = []
         for task in tasks:
             row = [md(task), grading_label(gradings[task])]
             for name in models:
-                score = report["models"][name]["tasks"].get(task)
-                row.append("-" if not score else _pct(score["scaled_pass_at_1"]))
+                score = report.models[name].tasks.get(task)
+                row.append("-" if not score else _pct(score.scaled_pass_at_1))
             rows.append(row)
         rows.append(
-            [
-                "**macro mean**",
-                "",
-                *[_pct(report["models"][n]["macro_task_mean"]) for n in models],
-            ]
+            ["**macro mean**", "", *[_pct(report.models[n].macro_task_mean) for n in models]]
         )
         header = ["Task", "Grading", *map(md, models)]
         parts += ["### Per task (scaled pass@1)", "", _md_table(header, rows), ""]
-    classes = sorted({c for e in report["models"].values() for c in e["failure_classes"]})
+    classes = sorted({c for e in report.models.values() for c in e.failure_classes})
     if classes:
         rows = [
-            [md(n), *[str(report["models"][n]["failure_classes"].get(c, 0)) for c in classes]]
+            [md(n), *[str(report.models[n].failure_classes.get(c, 0)) for c in classes]]
             for n in models
         ]
         parts += ["### Failure classes", "", _md_table(["Model", *map(md, classes)], rows), ""]
@@ -403,7 +394,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             _md_table(AGENT_HEADER, refined),
             "",
         ]
-    common = report.get("common_post_cutoff")
+    common = report.common_post_cutoff
     if common:
         parts += [_common_line(common, md), ""]
     parts.append(
@@ -415,53 +406,62 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _funnel_cell(step: dict[str, Any]) -> str:
-    return f"{step['passed']} ({_pct(step['share'])}%)"
+def _funnel_cell(step: FunnelStep) -> str:
+    return f"{step.passed} ({_pct(step.share)}%)"
 
 
-def _conditional_cell(step: dict[str, Any]) -> str:
-    rate = step.get("failed_when_reached")
+def _conditional_cell(step: FunnelStep) -> str:
+    rate = step.failed_when_reached
     if rate is None:
         return "-"
-    return f"{_pct(rate)}% ({step['reached'] - step['passed']} / {step['reached']})"
+    return f"{_pct(rate)}% ({step.reached - step.passed} / {step.reached})"
+
+
+def as_section(section: ReproductionSection | Mapping[str, Any]) -> ReproductionSection:
+    """The reproduction section as its model (the plain data of
+    :func:`rcb_action.reproduce.reproduction_section` is validated through it)."""
+    if isinstance(section, ReproductionSection):
+        return section
+    return ReproductionSection.model_validate(section)
 
 
 def reproduction_tables(
-    section: dict[str, Any], text: Escape = _raw
+    section: ReproductionSection | Mapping[str, Any], text: Escape = _raw
 ) -> list[tuple[str, list[str], list[list[str]]]]:
     """The reproduction section as (title, header, rows) tables: failure rates per
     dimension, the stage funnel, and the plan score beside execution success."""
-    models = section["models"]
-    dimensions = section["dimensions"]
-    stages = section["stages"]
+    section = as_section(section)
+    models = section.models
+    dimensions = section.dimensions
+    stages = section.stages
     rates = [
         [
             text(name),
-            str(entry["attempts"]),
-            *[_pct(entry["failure_rates"][d]) for d in dimensions],
-            str(entry["needs_review"]),
-            str(entry["harness_errors"]),
+            str(entry.attempts),
+            *[_pct(entry.failure_rates[d]) for d in dimensions],
+            str(entry.needs_review),
+            str(entry.harness_errors),
         ]
         for name, entry in models.items()
     ]
     funnel = [
-        [text(name), *[_funnel_cell(s) for s in entry["funnel"]]] for name, entry in models.items()
+        [text(name), *[_funnel_cell(s) for s in entry.funnel]] for name, entry in models.items()
     ]
     conditional = [
-        [text(name), *[_conditional_cell(s) for s in entry["funnel"]]]
+        [text(name), *[_conditional_cell(s) for s in entry.funnel]]
         for name, entry in models.items()
     ]
     if len(models) > 1:
-        funnel.append(["all models", *[_funnel_cell(s) for s in section["funnel"]]])
-        conditional.append(["all models", *[_conditional_cell(s) for s in section["funnel"]]])
+        funnel.append(["all models", *[_funnel_cell(s) for s in section.funnel]])
+        conditional.append(["all models", *[_conditional_cell(s) for s in section.funnel]])
     gap = [
         [
             text(name),
-            _pct(entry["plan_score"]),
-            _pct(entry["execution_success"]),
-            "-" if entry["plan_execution_gap"] is None else f"{entry['plan_execution_gap']:+.1f}",
-            _pct(entry["full_reproduction"]),
-            ", ".join(f"{k} {v}" for k, v in entry["failed_stages"].items()) or "-",
+            _pct(entry.plan_score),
+            _pct(entry.execution_success),
+            "-" if entry.plan_execution_gap is None else f"{entry.plan_execution_gap:+.1f}",
+            _pct(entry.full_reproduction),
+            ", ".join(f"{k} {v}" for k, v in entry.failed_stages.items()) or "-",
         ]
         for name, entry in models.items()
     ]
@@ -487,26 +487,27 @@ def reproduction_tables(
             gap,
         ),
     ]
-    if all("post_cutoff" in entry for entry in models.values()):
-        common = section.get("common_post_cutoff")
+    lives = {name: entry.post_cutoff for name, entry in models.items()}
+    if all(after is not None for after in lives.values()):
+        common = section.common_post_cutoff
         live = []
-        for name, entry in models.items():
-            after = entry["post_cutoff"]
+        for name, after in lives.items():
+            assert after is not None
             row = [
                 text(name),
-                after["cutoff"] or "unknown",
-                str(after["attempts"]),
-                _pct(after["full_reproduction"]),
+                after.cutoff or "unknown",
+                str(after.attempts),
+                _pct(after.full_reproduction),
             ]
             if common:
-                every = common["models"][name]
-                row += [str(every["attempts"]), _pct(every["full_reproduction"])]
+                every = common.models[name]
+                row += [str(every.attempts), _pct(every.full_reproduction)]
             live.append(row)
         header = ["Model", "Cutoff", "Attempts", "Full reproduction"]
         title = "Live subset: papers after the model's cutoff"
         if common:
             header += ["Attempts after every cutoff", "Full reproduction after every cutoff"]
-            title += f", and after every cutoff ({common['after']})"
+            title += f", and after every cutoff ({common.after})"
         tables.append((title + " (%)", header, live))
     return tables
 
@@ -514,8 +515,8 @@ def reproduction_tables(
 TARGET_SOURCES = {"paper": "the paper's own numbers", "gold": "rcb's gold run, not the paper"}
 
 
-def _reproduction_notes(section: dict[str, Any], text: Escape = _raw) -> list[str]:
-    targets = section.get("targets") or {}
+def _reproduction_notes(section: ReproductionSection, text: Escape = _raw) -> list[str]:
+    targets = section.targets
     notes = []
     if targets:
         notes.append(
@@ -529,20 +530,23 @@ def _reproduction_notes(section: dict[str, Any], text: Escape = _raw) -> list[st
     notes += [
         f"Task {text(task)} is invalid (its gold run fails: "
         f"{text(str(info.get('message') or info.get('failed_stage')))}); no model is scored on it."
-        for task, info in section["invalid_tasks"].items()
+        for task, info in section.invalid_tasks.items()
     ]
     notes += [
-        f"Needs review: {text(r['task'])} / {text(r['model'])} / sample {r['sample']}: "
-        + text("; ".join(r["reasons"]))
-        for r in section["needs_review"]
+        f"Needs review: {text(r.task)} / {text(r.model)} / sample {r.sample}: "
+        + text("; ".join(r.reasons))
+        for r in section.needs_review
     ]
     return notes
 
 
-def print_reproduction(section: dict[str, Any], console: Console | None = None) -> None:
+def print_reproduction(
+    section: ReproductionSection | Mapping[str, Any], console: Console | None = None
+) -> None:
     """The reproduction section: five failure rates per model, the funnel, plan vs execution."""
+    section = as_section(section)
     console = console or Console(width=None if Console().is_terminal else 140)
-    if not section["models"]:
+    if not section.models:
         console.print("Reproduction track: no scored attempts.")
     else:
         for title, header, rows in reproduction_tables(section):
@@ -551,12 +555,13 @@ def print_reproduction(section: dict[str, Any], console: Console | None = None) 
         _say(console, note)
 
 
-def render_reproduction_markdown(section: dict[str, Any]) -> str:
+def render_reproduction_markdown(section: ReproductionSection | Mapping[str, Any]) -> str:
     """The reproduction section as GitHub-flavoured Markdown."""
+    section = as_section(section)
     parts = ["## rcb reproduction track", ""]
-    if not section["models"]:
+    if not section.models:
         parts += ["No scored attempts.", ""]
-    tables = reproduction_tables(section, markdown_text) if section["models"] else []
+    tables = reproduction_tables(section, markdown_text) if section.models else []
     for title, header, rows in tables:
         parts += [f"### {title}", "", _md_table(header, rows), ""]
     parts += [f"- {note}" for note in _reproduction_notes(section, markdown_text)]

@@ -16,6 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from rcb_action.models import Registry
+from rcb_action.report import (
+    FunnelStep,
+    ModelLiveSubset,
+    ReproductionCommon,
+    ReproductionSection,
+    ReviewItem,
+)
 from rcb_action.reproduce import (
     GOLD_FILE,
     REPRODUCTION_FILE,
@@ -56,8 +63,8 @@ class ModelRow:
     full_reproduction: float | None
     needs_review: int
     harness_errors: int
-    funnel: list[dict[str, Any]]
-    post_cutoff: dict[str, Any]
+    funnel: list[FunnelStep]
+    post_cutoff: ModelLiveSubset | None
     # Set for the scripted baselines shown until real models are run: what the agent is.
     baseline: str | None = None
 
@@ -70,11 +77,11 @@ class ReproductionView:
     models: int
     tasks: int
     rows: list[ModelRow]
-    funnel: list[dict[str, Any]]
-    needs_review: list[dict[str, Any]]
+    funnel: list[FunnelStep]
+    needs_review: list[ReviewItem]
     invalid_tasks: dict[str, dict[str, Any]]
     names: dict[str, str]
-    common_post_cutoff: dict[str, Any] | None
+    common_post_cutoff: ReproductionCommon | None
     # Each task's targets: "paper" or "gold".
     targets: dict[str, str]
 
@@ -85,35 +92,35 @@ def reproduction_view(
     """The page's data, or None when there is nothing to show (the empty state)."""
     if not records and not gold:
         return None
-    section = reproduction_section(records, gold, registry)
+    section = ReproductionSection.model_validate(reproduction_section(records, gold, registry))
     rows = [
         ModelRow(
             model=model,
             name=registry.display_name(model),
-            attempts=entry["attempts"],
-            failure_rates=entry["failure_rates"],
-            plan_score=entry["plan_score"],
-            execution_success=entry["execution_success"],
-            gap=entry["plan_execution_gap"],
-            full_reproduction=entry["full_reproduction"],
-            needs_review=entry["needs_review"],
-            harness_errors=entry["harness_errors"],
-            funnel=entry["funnel"],
-            post_cutoff=entry["post_cutoff"],
+            attempts=entry.attempts,
+            failure_rates=entry.failure_rates,
+            plan_score=entry.plan_score,
+            execution_success=entry.execution_success,
+            gap=entry.plan_execution_gap,
+            full_reproduction=entry.full_reproduction,
+            needs_review=entry.needs_review,
+            harness_errors=entry.harness_errors,
+            funnel=entry.funnel,
+            post_cutoff=entry.post_cutoff,
             baseline=baseline_label(model),
         )
-        for model, entry in section["models"].items()
+        for model, entry in section.models.items()
     ]
-    scored_tasks = {r.task for r in records if r.scored and r.task not in section["invalid_tasks"]}
+    scored_tasks = {r.task for r in records if r.scored and r.task not in section.invalid_tasks}
     return ReproductionView(
-        attempts=section["attempts"],
+        attempts=section.attempts,
         models=len(rows),
         tasks=len(scored_tasks),
         rows=rows,
-        funnel=section["funnel"],
-        needs_review=section["needs_review"],
-        invalid_tasks=section["invalid_tasks"],
+        funnel=section.funnel,
+        needs_review=section.needs_review,
+        invalid_tasks=section.invalid_tasks,
         names={row.model: row.name for row in rows},
-        targets=section["targets"],
-        common_post_cutoff=section.get("common_post_cutoff"),
+        targets=section.targets,
+        common_post_cutoff=section.common_post_cutoff,
     )
