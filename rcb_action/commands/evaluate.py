@@ -121,10 +121,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rcb_action.models import load_registry
-    from rcb_action.report import build_report, print_report
-    from rcb_action.results import ResultStore
-    from rcb_action.runner import EvalConfig, evaluate, parse_shard
+    from rcb_action.report import print_report
+    from rcb_action.runner import EvalConfig, parse_shard, run_evaluation, timing_line
     from rcb_action.sandbox import Limits
 
     config = EvalConfig(
@@ -151,23 +149,13 @@ def run(args: argparse.Namespace) -> int:
 
         print(format_estimates(estimate(config), config))
         return 0
-    summary = evaluate(config)
-    if summary.seconds:
-        print(
-            f"rcb: {summary.done} attempt(s) in {summary.seconds:.0f} s "
-            f"({summary.env_seconds:.0f} s of it building environments)",
-            file=sys.stderr,
-        )
-    registry = load_registry(args.registry)
-    records = [r for r in ResultStore(args.out).records() if r.model in summary.models]
-    report = build_report(records, registry, source=str(args.out))
-    print_report(report)
+    run = run_evaluation(config)
+    timing = timing_line(run.summary)
+    if timing:
+        print(timing, file=sys.stderr)
+    print_report(run.report)
     if args.fail_under is not None:
-        low = [
-            f"{name} {entry['scaled_pass_at_1']}"
-            for name, entry in report["models"].items()
-            if (entry["scaled_pass_at_1"] or 0.0) < args.fail_under
-        ]
+        low = run.report.below(args.fail_under)
         if low:
             print(f"rcb: below --fail-under {args.fail_under}: {', '.join(low)}")
             return 1

@@ -10,7 +10,7 @@ the REST API through PyGithub, so it runs the same against a local fake.
 from rcb_action.github._action import (
     ActionInputs,
     EvaluateOutcome,
-    evaluate_argv,
+    evaluate_config,
     headline_score,
     run_evaluate,
 )
@@ -104,7 +104,7 @@ __all__ = [
     "classify_changes",
     "comment_marker",
     "compare_reports",
-    "evaluate_argv",
+    "evaluate_config",
     "fetch_artifact_report",
     "find_submissions",
     "github_client",

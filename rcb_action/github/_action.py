@@ -1,4 +1,4 @@
-"""The Action's evaluate step: its inputs turned into one ``rcb evaluate`` run, then a report.
+"""The Action's evaluate step: its inputs turned into one evaluation, then a report.
 
 Inputs arrive as strings (empty when not given). They are checked here so that a
 bad input is one line naming the input, not an argparse usage dump.
@@ -6,18 +6,21 @@ bad input is one line naming the input, not an argparse usage dump.
 
 from __future__ import annotations
 
-import json
+import os
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rcb_action.errors import RcbError
 from rcb_action.github._plan import split_list
 from rcb_action.github._workflow import annotation
+from rcb_action.report import Report
+
+if TYPE_CHECKING:
+    from rcb_action.runner import EvalConfig
 
 REPORT_JSON = "report.json"
 REPORT_MARKDOWN = "report.md"
@@ -49,16 +52,16 @@ class EvaluateOutcome:
     """What the step did: the exit code, and the report when the run finished."""
 
     exit_code: int
-    argv: list[str]
-    report: dict[str, Any] | None = None
+    config: EvalConfig | None = None
+    report: Report | None = None
     report_path: Path | None = None
     models: list[str] = field(default_factory=list)
 
 
-def _positive_int(name: str, value: str) -> str:
+def _positive_int(name: str, value: str) -> int:
     if not re.fullmatch(r"\d+", value.strip()) or int(value) < 1:
         raise RcbError(f"input '{name}': '{value}' is not a whole number of at least 1")
-    return value.strip()
+    return int(value)
 
 
 def _choice(name: str, value: str, choices: Sequence[str]) -> str:
@@ -67,52 +70,69 @@ def _choice(name: str, value: str, choices: Sequence[str]) -> str:
     return value.strip()
 
 
-def evaluate_argv(inputs: ActionInputs) -> list[str]:
-    """The ``rcb evaluate`` arguments for ``inputs`` (without the leading ``rcb``).
+def evaluate_config(inputs: ActionInputs) -> EvalConfig:
+    """The evaluation the Action's inputs ask for, as typed options (the same defaults
+    as ``rcb evaluate``).
 
     Raises:
         RcbError: an input is malformed (one line naming it).
     """
+    from rcb_action.runner import EvalConfig, parse_shard
+
     models = split_list(inputs.models)
     if not models:
         raise RcbError("input 'models': give at least one model, e.g. reference or openai/gpt-4o")
-    argv = ["evaluate"]
-    for model in models:
-        argv += ["--model", model]
-    argv += ["--samples", _positive_int("samples", inputs.samples or "1")]
-    argv += ["--paper", _choice("paper", inputs.paper or "with", _PAPER)]
-    argv += ["--sandbox", _choice("sandbox", inputs.sandbox or "local", _SANDBOX)]
-    if inputs.tasks.strip():
-        argv += ["--tasks", ",".join(split_list(inputs.tasks))]
+    shard = None
     if inputs.shard.strip():
         if not re.fullmatch(r"\d+/\d+", inputs.shard.strip()):
             raise RcbError(f"input 'shard': '{inputs.shard}' is not I/N, e.g. 2/4")
-        argv += ["--shard", inputs.shard.strip()]
-    if inputs.fail_under.strip():
-        try:
-            float(inputs.fail_under)
-        except ValueError:
-            raise RcbError(f"input 'fail-under': '{inputs.fail_under}' is not a number") from None
-        argv += ["--fail-under", inputs.fail_under.strip()]
-    if inputs.workers.strip():
-        argv += ["--workers", _positive_int("workers", inputs.workers)]
-    if inputs.concurrency.strip():
-        argv += ["--concurrency", _positive_int("concurrency", inputs.concurrency)]
+        shard = parse_shard(inputs.shard.strip())
+    max_cost = None
     if inputs.max_cost.strip():
         try:
-            if float(inputs.max_cost) < 0:
+            max_cost = float(inputs.max_cost)
+            if max_cost < 0:
                 raise ValueError
         except ValueError:
             raise RcbError(
                 f"input 'max-cost': '{inputs.max_cost}' is not a number of dollars, 0 or more"
             ) from None
-        argv += ["--max-cost", inputs.max_cost.strip()]
-    if inputs.tasks_dir.strip():
-        argv += ["--tasks-dir", inputs.tasks_dir.strip()]
-    for registry in split_list(inputs.registry):
-        argv += ["--registry", registry]
-    argv += ["--out", inputs.results_dir or "rcb-results", "--no-progress"]
-    return argv
+    paper = _choice("paper", inputs.paper or "with", _PAPER)
+    return EvalConfig(
+        models=models,
+        out=Path(inputs.results_dir or "rcb-results"),
+        tasks_dir=Path(inputs.tasks_dir.strip()) if inputs.tasks_dir.strip() else None,
+        tasks=",".join(split_list(inputs.tasks)) or None,
+        samples=_positive_int("samples", inputs.samples or "1"),
+        paper=paper,  # type: ignore[arg-type]  # one of _PAPER, checked above
+        workers=(
+            _positive_int("workers", inputs.workers)
+            if inputs.workers.strip()
+            else min(os.cpu_count() or 1, 8)
+        ),
+        sandbox=_choice("sandbox", inputs.sandbox or "local", _SANDBOX),
+        shard=shard,
+        registry_files=[Path(p) for p in split_list(inputs.registry)],
+        progress=False,
+        concurrency=(
+            _positive_int("concurrency", inputs.concurrency) if inputs.concurrency.strip() else 16
+        ),
+        max_cost_usd=max_cost,
+    )
+
+
+def fail_under(inputs: ActionInputs) -> float | None:
+    """The ``fail-under`` input as points, or None when not given.
+
+    Raises:
+        RcbError: it is not a number.
+    """
+    if not inputs.fail_under.strip():
+        return None
+    try:
+        return float(inputs.fail_under)
+    except ValueError:
+        raise RcbError(f"input 'fail-under': '{inputs.fail_under}' is not a number") from None
 
 
 def result_names(models: Sequence[str]) -> list[str]:
@@ -141,53 +161,58 @@ def error_annotation(message: str) -> str:
 
 
 def run_evaluate(inputs: ActionInputs) -> EvaluateOutcome:
-    """Run ``rcb evaluate`` for the Action's inputs, then write the report next to the results.
+    """Run the evaluation the Action's inputs ask for (:func:`rcb_action.runner.run_evaluation`,
+    as ``rcb evaluate`` does), then write the report next to the results.
 
     Usage and input errors (exit 2) print one line and an ``::error`` annotation
     that points at the file to fix when there is one.
     """
-    from rcb_action.cli import build_parser
-    from rcb_action.models import load_registry
-    from rcb_action.report import build_report, render_markdown
+    from rcb_action.report import print_report, render_markdown
     from rcb_action.results import ResultStore
+    from rcb_action.runner import run_evaluation, timing_line
 
     try:
-        argv = evaluate_argv(inputs)
-        models = split_list(inputs.models)
-        names = result_names(models)
+        config = evaluate_config(inputs)
+        threshold = fail_under(inputs)
+        names = result_names(config.models)
     except RcbError as exc:
         print(f"rcb: error: {exc}", file=sys.stderr)
         print(error_annotation(str(exc)))
-        return EvaluateOutcome(exit_code=2, argv=[])
-    print(f"rcb: running: rcb {shlex.join(argv)}", file=sys.stderr, flush=True)
-    args = build_parser().parse_args(argv)
+        return EvaluateOutcome(exit_code=2)
+    print(
+        f"rcb: evaluating {', '.join(config.models)} into {config.out}", file=sys.stderr, flush=True
+    )
     try:
-        code = int(args.handler(args) or 0)
+        run = run_evaluation(config)
     except RcbError as exc:
         print(f"rcb: error: {exc}", file=sys.stderr)
         print(error_annotation(str(exc)))
-        return EvaluateOutcome(exit_code=2, argv=argv, models=names)
+        return EvaluateOutcome(exit_code=2, config=config, models=names)
     except KeyboardInterrupt:
-        return EvaluateOutcome(exit_code=130, argv=argv, models=names)
-    out = Path(inputs.results_dir or "rcb-results")
-    store = ResultStore(out)
+        return EvaluateOutcome(exit_code=130, config=config, models=names)
+    timing = timing_line(run.summary)
+    if timing:
+        print(timing, file=sys.stderr)
+    print_report(run.report)
+    code = 0
+    low = run.report.below(threshold) if threshold is not None else []
+    if low:
+        print(f"rcb: below --fail-under {threshold}: {', '.join(low)}")
+        code = 1
     # A shard can hold no attempt at all; its folder is still a results store to merge.
-    store.path.touch(exist_ok=True)
-    registry_files = [Path(p) for p in split_list(inputs.registry)]
-    records = [r for r in store.records() if r.model in names]
-    report = build_report(records, load_registry(registry_files), source=str(out))
-    report_path = out / REPORT_JSON
-    report_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (out / REPORT_MARKDOWN).write_text(render_markdown(report), encoding="utf-8")
+    ResultStore(config.out).path.touch(exist_ok=True)
+    report_path = config.out / REPORT_JSON
+    report_path.write_text(run.report.to_json(), encoding="utf-8")
+    (config.out / REPORT_MARKDOWN).write_text(render_markdown(run.report), encoding="utf-8")
     return EvaluateOutcome(
-        exit_code=code, argv=argv, report=report, report_path=report_path, models=names
+        exit_code=code, config=config, report=run.report, report_path=report_path, models=names
     )
 
 
-def headline_score(report: dict[str, Any], models: Sequence[str]) -> str:
+def headline_score(report: Report, models: Sequence[str]) -> str:
     """The first model's scaled pass@1 as text (the Action's ``scaled-pass-rate``)."""
     for name in models:
-        entry = report.get("models", {}).get(name)
-        if entry and entry.get("scaled_pass_at_1") is not None:
-            return f"{float(entry['scaled_pass_at_1']):.2f}"
+        entry = report.models.get(name)
+        if entry and entry.scaled_pass_at_1 is not None:
+            return f"{entry.scaled_pass_at_1:.2f}"
     return ""

@@ -12,10 +12,12 @@ from rcb_action.runner._evaluate import (
     plan,
     prepare,
 )
+from rcb_action.runner._run import Evaluation, run_evaluation, timing_line
 
 __all__ = [
     "EvalConfig",
     "EvalSummary",
+    "Evaluation",
     "ModelEstimate",
     "WorkItem",
     "estimate",
@@ -26,4 +28,6 @@ __all__ = [
     "parse_shard",
     "plan",
     "prepare",
+    "run_evaluation",
+    "timing_line",
 ]
