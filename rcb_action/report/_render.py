@@ -487,12 +487,11 @@ def reproduction_tables(
             gap,
         ),
     ]
-    lives = {name: entry.post_cutoff for name, entry in models.items()}
-    if all(after is not None for after in lives.values()):
+    lives = {n: e.post_cutoff for n, e in models.items() if e.post_cutoff is not None}
+    if len(lives) == len(models):
         common = section.common_post_cutoff
         live = []
         for name, after in lives.items():
-            assert after is not None
             row = [
                 text(name),
                 after.cutoff or "unknown",
