@@ -54,7 +54,6 @@ def is_dominated(y, programs, program_at_pareto_front_valset):
 
 
 def remove_dominated_programs(program_at_pareto_front_valset, scores=None):
-    # <paper2code name="pareto front pruning">
     freq = {}
     for front in program_at_pareto_front_valset.values():
         for p in front:
@@ -95,7 +94,6 @@ def remove_dominated_programs(program_at_pareto_front_valset, scores=None):
         assert front_new.issubset(program_at_pareto_front_valset[val_id])
 
     return new_program_at_pareto_front_valset
-    # </paper2code name="pareto front pruning">
 
 
 def find_dominator_programs(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs):
