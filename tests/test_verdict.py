@@ -23,6 +23,7 @@ from rcb_action.github import (
     token_author,
     upsert_comment,
 )
+from rcb_action.github._verdict import model_scores
 from rcb_action.github._verdict_schema import Section
 
 REPO = "octo/rcb"
@@ -128,6 +129,31 @@ def test_a_verdict_round_trips_through_its_file(tmp_path):
     path = tmp_path / "verdict.json"
     path.write_text(verdict.model_dump_json())
     assert read_verdict(path) == verdict
+
+
+def test_the_submissions_scores_show_as_the_report_gives_them():
+    """report.json's scores are percentages: 87.5 shows as 87.5%, not as 8750% or n/a."""
+    report = {
+        "models": {
+            "acme/m": {
+                "scaled_pass_at_1": 87.5,
+                "pass_rate": 60.0,
+                "snippets": 12,
+                "harness_errors": 0,
+            }
+        }
+    }
+    (score,) = model_scores(report)
+    assert (score.scaled_pass_at_1, score.pass_rate) == (87.5, 60.0)
+    verdict = Verdict(
+        schema_version=1,
+        pull=7,
+        head_sha=SHA,
+        tasks=Section(),
+        submissions=Section(items={"s": ItemVerdict(status="passed")}),
+        scores=[score],
+    )
+    assert "| acme/m | 87.5% | 60.0% | 12 | 0 |" in render_verdict(verdict)
 
 
 def gpu_task(root: Path, gpu: str = "required") -> str:

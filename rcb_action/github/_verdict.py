@@ -172,7 +172,7 @@ def model_scores(report: Any) -> list[ModelScore]:
             value = entry.get(key)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 return None
-            return float(value) if 0 <= value <= 1 else None
+            return float(value) if 0 <= value <= 100 else None  # percent
 
         def count(key: str, entry: dict[str, Any] = entry) -> int:
             value = entry.get(key)
@@ -253,7 +253,7 @@ def shown(text: str, limit: int) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
+    return "n/a" if value is None else f"{value:.1f}%"
 
 
 def _section(title: str, section: Section, summary: str) -> list[str]:

@@ -64,8 +64,9 @@ class ModelScore(_Strict):
     """One scored submission's model (from the replay evaluation's report)."""
 
     model: Name
-    scaled_pass_at_1: float | None = Field(default=None, ge=0.0, le=1.0)
-    pass_rate: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Percent, as report.json gives them.
+    scaled_pass_at_1: float | None = Field(default=None, ge=0.0, le=100.0)
+    pass_rate: float | None = Field(default=None, ge=0.0, le=100.0)
     snippets: int = Field(default=0, ge=0)
     harness_errors: int = Field(default=0, ge=0)
 
