@@ -466,7 +466,6 @@ class viaABC:
         Returns:
             Tuple of (particles, weights, distances, num_simulations)
         """
-        # <paper2code name="pmc generation loop">
         particles = []
         weights = []
         distances = []
@@ -506,7 +505,6 @@ class viaABC:
                 # </paper2code name="pmc generation">
         
         return np.array(particles), np.array(weights), np.array(distances), running_num_simulations
-        # </paper2code name="pmc generation loop">
 
     def _propose_particle_fast(
         self,

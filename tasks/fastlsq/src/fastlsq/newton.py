@@ -86,7 +86,6 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
     """
     history = []
     n_outputs = getattr(problem, "n_outputs", 1)
-    # <paper2code name="newton solve loop">
     N = solver.n_features
     R0 = None
 
@@ -128,7 +127,6 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
             solver.beta = beta_old
         # </paper2code name="armijo backtracking">
         # </paper2code name="newton iteration">
-    # </paper2code name="newton solve loop">
 
         history.append({
             "iter": it, "residual": res_norm,
