@@ -70,27 +70,29 @@ def test_cases_and_checks_mutants_are_counted(cli, fixture_tasks):
 
 def test_mutants_of_unchanged_snippets_are_kept_and_changed_ones_run_again(cli, fixture_tasks):
     """A maintainer who adds a snippet around others reruns only its mutants: tag lines
-    change no snippet's code. A changed check (or any code) reruns them all."""
+    change no snippet's key. A changed check (or any code) changes every key."""
     import json
+
+    from rcb_action.tasks import load_task
+    from rcb_action.validate._mutants import snippet_key
 
     task = fixture_tasks / "casetoy"
     stored = task / "mutants.json"
-    code, out, err = cli("validate", task, "--mutants")
-    assert code == 0, out + err
+    before = load_task(task)
+    keys = {name: snippet_key(before, name) for name in before.snippet_names()}
     marker = {"kind": "marker", "line": 0, "code": "kept"}
-
-    def mark() -> None:
-        data = json.loads(stored.read_text())
-        for entry in data["snippets"].values():
-            assert entry["key"]
-            entry["survivors"].append(marker)
-        stored.write_text(json.dumps(data))
-
-    def kept() -> set[str]:
-        data = json.loads(stored.read_text())
-        return {n for n, e in data["snippets"].items() if marker in e["survivors"]}
-
-    mark()
+    stored.write_text(
+        json.dumps(
+            {
+                "task_sha": "an older version",
+                "snippets": {
+                    name: {"snippet": name, "total": 1, "killed": 1, "survivors": [marker],
+                           "key": key, "kill_rate": 1.0}
+                    for name, key in keys.items()
+                },
+            }
+        )
+    )  # fmt: skip
     src = task / "src" / "toy.py"
     src.write_text(
         src.read_text()
@@ -110,18 +112,21 @@ def test_mutants_of_unchanged_snippets_are_kept_and_changed_ones_run_again(cli, 
             '  whole norm:\n    checks: ["checks/test_toy.py::test_norm"]\n  slow sum:',
         )
     )
-    code, out, err = cli("validate", task, "--mutants")
+    code, out, err = cli("validate", task, "--mutants", "--workers", "2")
     assert code == 0, out + err
-    assert kept() == {"scale", "shift", "affine", "norm", "slow sum"}
-    assert "whole norm" in json.loads(stored.read_text())["snippets"]
     assert "5 snippet(s) unchanged, kept from mutants.json" in err
+    data = json.loads(stored.read_text())
+    kept = {name for name, entry in data["snippets"].items() if marker in entry["survivors"]}
+    assert kept == set(keys)
+    tagged = load_task(task)
+    assert data["task_sha"] == tagged.sha
+    assert data["snippets"]["whole norm"]["key"] == snippet_key(tagged, "whole norm")
+    assert data["snippets"]["whole norm"]["total"] > 1  # measured, not the marker's 1
 
-    mark()
     checks = task / "checks" / "test_toy.py"
     checks.write_text(checks.read_text() + "\n# a comment is a change too\n")
-    code, out, err = cli("validate", task, "--mutants")
-    assert code == 0, out + err
-    assert kept() == set()
+    changed = load_task(task)
+    assert all(snippet_key(changed, name) != key for name, key in keys.items())
 
 
 def test_a_check_tuned_to_one_seed_is_a_validation_error(cli, fixture_tasks):
