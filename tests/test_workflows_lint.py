@@ -147,7 +147,15 @@ def test_zizmor():
     if zizmor is None:
         missing("zizmor is not installed (pip install -e '.[test]')")
     result = subprocess.run(
-        [str(zizmor), "--offline", "--format", "plain", "action.yml", ".github/workflows"],
+        [
+            str(zizmor),
+            "--offline",
+            "--format",
+            "plain",
+            "action.yml",
+            ".github/workflows",
+            ".github/dependabot.yml",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -155,6 +163,7 @@ def test_zizmor():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "completed action.yml" in result.stderr
+    assert "completed .github/dependabot.yml" in result.stderr
     for workflow in WORKFLOWS:
         assert f"completed .github/workflows/{workflow.name}" in result.stderr
 
