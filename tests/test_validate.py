@@ -74,12 +74,12 @@ def test_mutants_of_unchanged_snippets_are_kept_and_changed_ones_run_again(cli, 
     import json
 
     from rcb_action.tasks import load_task
-    from rcb_action.validate._mutants import snippet_key
+    from rcb_action.validate._mutants import snippet_keys
 
     task = fixture_tasks / "casetoy"
     stored = task / "mutants.json"
     before = load_task(task)
-    keys = {name: snippet_key(before, name) for name in before.snippet_names()}
+    keys = snippet_keys(before)
     marker = {"kind": "marker", "line": 0, "code": "kept"}
     stored.write_text(
         json.dumps(
@@ -120,13 +120,13 @@ def test_mutants_of_unchanged_snippets_are_kept_and_changed_ones_run_again(cli, 
     assert kept == set(keys)
     tagged = load_task(task)
     assert data["task_sha"] == tagged.sha
-    assert data["snippets"]["whole norm"]["key"] == snippet_key(tagged, "whole norm")
+    assert data["snippets"]["whole norm"]["key"] == snippet_keys(tagged)["whole norm"]
     assert data["snippets"]["whole norm"]["total"] > 1  # measured, not the marker's 1
 
     checks = task / "checks" / "test_toy.py"
     checks.write_text(checks.read_text() + "\n# a comment is a change too\n")
     changed = load_task(task)
-    assert all(snippet_key(changed, name) != key for name, key in keys.items())
+    assert all(snippet_keys(changed)[name] != key for name, key in keys.items())
 
 
 def test_a_check_tuned_to_one_seed_is_a_validation_error(cli, fixture_tasks):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from rcb_action.scoring import Expected, Sandboxes, TestRun, score_snippet, selection_key
-from rcb_action.tasks import Task, is_tag_line
+from rcb_action.tasks import Task
 
 MAX_MUTANTS_PER_SNIPPET = 12
 MUTANTS_FILE = "mutants.json"
@@ -57,7 +57,7 @@ class SnippetMutants:
     total: int = 0
     killed: int = 0
     survivors: list[dict[str, object]] = field(default_factory=list)
-    # The snippet_key it was measured under, and whether it came from mutants.json.
+    # The key (snippet_keys) it was measured under, and whether it came from mutants.json.
     key: str = ""
     reused: bool = False
 
@@ -186,23 +186,25 @@ def generate_mutants(body: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> list[Mu
     return sorted(chosen, key=lambda m: (m.line, m.kind, m.code))
 
 
-def snippet_key(task: Task, name: str, limit: int = MAX_MUTANTS_PER_SNIPPET) -> str:
-    """What a snippet's mutant results depend on: the files its tests run with (tag lines
-    left out, so adding or moving another snippet's tags changes nothing), the env, the
-    task's settings other than its snippet list, this snippet's body and its tests."""
-    digest = hashlib.sha256(f"scheme {_SCHEME} limit {limit}\0".encode())
+def snippet_keys(task: Task, limit: int = MAX_MUTANTS_PER_SNIPPET) -> dict[str, str]:
+    """What each snippet's mutant results depend on: the files its tests run with (tag
+    lines left out, so adding or moving another snippet's tags changes nothing), the env,
+    the task's settings other than its snippet list, this snippet's body and its tests."""
+    shared = hashlib.sha256(f"scheme {_SCHEME} limit {limit}\0".encode())
     for rel in sorted(task.sandbox_files):
-        data = task.read_bytes(rel)
-        if rel in task.files:
-            lines = data.decode("utf-8").splitlines(keepends=True)
-            data = "".join(line for line in lines if not is_tag_line(line)).encode("utf-8")
-        digest.update(rel.encode() + b"\0" + data + b"\0")
-    digest.update(b"env\0" + (task.env_dir / "requirements.txt").read_bytes())
+        annotated = task.files.get(rel)
+        data = "".join(annotated.stripped()).encode() if annotated else task.read_bytes(rel)
+        shared.update(rel.encode() + b"\0" + data + b"\0")
+    shared.update(b"env\0" + (task.env_dir / "requirements.txt").read_bytes())
     settings = task.config.model_dump(mode="json", exclude={"snippets"})
-    digest.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
-    digest.update("".join(task.reference_body(name)).encode() + b"\0")
-    digest.update(selection_key(task.tests_for(name)).encode())
-    return digest.hexdigest()[:16]
+    shared.update(json.dumps(settings, sort_keys=True).encode() + b"\0")
+    keys = {}
+    for name in task.snippet_names():
+        digest = shared.copy()
+        digest.update("".join(task.reference_body(name)).encode() + b"\0")
+        digest.update(selection_key(task.tests_for(name)).encode())
+        keys[name] = digest.hexdigest()[:16]
+    return keys
 
 
 def mutate_task(
@@ -217,21 +219,21 @@ def mutate_task(
     """Run every snippet's mutants against its tests.
 
     ``stored`` is an earlier ``mutants.json`` of this task (any version): a snippet whose
-    :func:`snippet_key` is unchanged keeps its stored result instead of running again.
+    key (:func:`snippet_keys`) is unchanged keeps its stored result instead of running again.
     """
     jobs: list[tuple[str, Mutant]] = []
-    results = {name: SnippetMutants(snippet=name) for name in task.snippet_names()}
+    keys = snippet_keys(task, limit)
+    results = {name: SnippetMutants(snippet=name, key=keys[name]) for name in keys}
     earlier = (stored or {}).get("snippets", {})
     for name in task.snippet_names():
-        results[name].key = snippet_key(task, name, limit)
         previous = earlier.get(name)
-        if isinstance(previous, dict) and previous.get("key") == results[name].key:
+        if isinstance(previous, dict) and previous.get("key") == keys[name]:
             results[name] = SnippetMutants(
                 snippet=name,
                 total=int(previous["total"]),
                 killed=int(previous["killed"]),
                 survivors=list(previous.get("survivors", [])),
-                key=results[name].key,
+                key=keys[name],
                 reused=True,
             )
             continue
