@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fake_github import BOT_LOGIN, FakeGitHub
 from github import Auth, Github
+from report_data import report_of
 
 from rcb_action.errors import RcbError
 from rcb_action.github import (
@@ -133,16 +134,9 @@ def test_a_verdict_round_trips_through_its_file(tmp_path):
 
 def test_the_submissions_scores_show_as_the_report_gives_them():
     """report.json's scores are percentages: 87.5 shows as 87.5%, not as 8750% or n/a."""
-    report = {
-        "models": {
-            "acme/m": {
-                "scaled_pass_at_1": 87.5,
-                "pass_rate": 60.0,
-                "snippets": 12,
-                "harness_errors": 0,
-            }
-        }
-    }
+    report = report_of(
+        {"models": {"acme/m": {"scaled_pass_at_1": 87.5, "pass_rate": 60.0, "snippets": 12}}}
+    )
     (score,) = model_scores(report)
     assert (score.scaled_pass_at_1, score.pass_rate) == (87.5, 60.0)
     verdict = Verdict(

@@ -547,11 +547,13 @@ def run_submissions(args: argparse.Namespace) -> int:
 
 
 def run_verdict(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
     from rcb_action.github import (
         VERDICT_FILE,
         GitHubContext,
         append_summary,
         build_verdict,
+        load_report,
         render_verdict,
         set_outputs,
         split_list,
@@ -565,9 +567,9 @@ def run_verdict(args: argparse.Namespace) -> int:
     report = None
     if args.submissions_report and Path(args.submissions_report).is_file():
         try:
-            report = json.loads(Path(args.submissions_report).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            _warn(f"{args.submissions_report}: the submissions' report not read ({exc})")
+            report = load_report(Path(args.submissions_report))
+        except RcbError as exc:
+            _warn(f"the submissions' report not read: {exc}")
     runner_gpu = bool(host_gpus()) if not args.runner_gpu else _bool("runner-gpu", args.runner_gpu)
     verdict = build_verdict(
         pull=args.pr,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -32,7 +31,7 @@ from rcb_action.github._verdict_schema import (
     Status,
     Verdict,
 )
-from rcb_action.report import markdown_text
+from rcb_action.report import Report, markdown_text
 
 VERDICT_KEY = "validation"
 # What the renderer shows of one string, one item's problems, and the items.
@@ -126,7 +125,7 @@ def task_verdicts(
         if requires_gpu(Path(folder)) and not runner_has_gpu:
             if state == "passed":
                 state, problems = "not validated", []
-            if GPU_REASON not in problems and not any("requires a GPU" in p for p in problems):
+            if not any("requires a GPU" in p for p in problems):
                 problems = [*problems, GPU_REASON]
         verdicts[folder] = ItemVerdict(status=state, problems=problems)
     return verdicts
@@ -158,38 +157,28 @@ def submission_verdicts(folders: list[str], status: str, log: str) -> dict[str, 
     return verdicts
 
 
-def model_scores(report: Any) -> list[ModelScore]:
-    """The models of the submissions' report (its JSON data, or the report model), as
-    plain numbers and names."""
-    if hasattr(report, "model_dump"):
-        report = report.model_dump(mode="json")
-    models = report.get("models") if isinstance(report, dict) else None
-    scores = []
-    for name, entry in (models if isinstance(models, dict) else {}).items():
-        entry = entry if isinstance(entry, dict) else {}
-
-        def rate(key: str, entry: dict[str, Any] = entry) -> float | None:
-            value = entry.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return None
-            return float(value) if 0 <= value <= 100 else None  # percent
-
-        def count(key: str, entry: dict[str, Any] = entry) -> int:
-            value = entry.get(key)
-            return (
-                value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
-            )
-
-        scores.append(
-            ModelScore(
-                model=str(name) or "?",
-                scaled_pass_at_1=rate("scaled_pass_at_1"),
-                pass_rate=rate("pass_rate"),
-                snippets=count("snippets"),
-                harness_errors=count("harness_errors"),
-            )
+def model_scores(report: Report | None) -> list[ModelScore]:
+    """The models of the submissions' report, as plain numbers and names."""
+    if report is None:
+        return []
+    return [
+        ModelScore(
+            model=name or "?",
+            scaled_pass_at_1=entry.scaled_pass_at_1,
+            pass_rate=entry.pass_rate,
+            snippets=entry.snippets,
+            harness_errors=entry.harness_errors,
         )
-    return scores
+        for name, entry in report.models.items()
+    ]
+
+
+def _whole_section_problems(what: str, folders: list[str], status: str) -> list[str]:
+    """A failure with no folder to pin it on: the changed-folder check itself failed."""
+    code = status.strip()
+    return (
+        [] if folders or code in ("", "0") else [f"the {what} could not be checked (exit {code})"]
+    )
 
 
 def build_verdict(
@@ -201,27 +190,19 @@ def build_verdict(
     validate_log: str,
     submissions: list[str],
     submissions_status: str,
-    submissions_report: Any,
+    submissions_report: Report | None,
     submissions_log: str = "",
     runner_has_gpu: bool = False,
 ) -> Verdict:
     """The verdict of one validation run, as data (the validation job's side)."""
     task_section = Section(
         items=task_verdicts(tasks, validate_status, validate_log, runner_has_gpu=runner_has_gpu),
-        problems=(
-            [f"the changed tasks could not be checked (exit {validate_status.strip()})"]
-            if not tasks and validate_status.strip() not in ("", "0")
-            else []
-        ),
+        problems=_whole_section_problems("changed tasks", tasks, validate_status),
         log=_tail(validate_log) if validate_log.strip() else "",
     )
     sub_section = Section(
         items=submission_verdicts(submissions, submissions_status, submissions_log),
-        problems=(
-            [f"the submissions could not be checked (exit {submissions_status.strip()})"]
-            if not submissions and submissions_status.strip() not in ("", "0")
-            else []
-        ),
+        problems=_whole_section_problems("submissions", submissions, submissions_status),
         log=_tail(submissions_log) if submissions_log.strip() else "",
     )
     return Verdict(
