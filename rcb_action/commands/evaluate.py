@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 from rcb_action.commands._common import add_registry, add_sandbox, add_tasks_dir
@@ -52,11 +50,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="same as --paper without",
     )
     parser.add_argument(
-        "--workers", type=int, default=min(os.cpu_count() or 1, 8), metavar="N",
+        "--workers", type=int, default=None, metavar="N",
         help="test runs in flight at once (default: the CPU count, at most 8)",
     )  # fmt: skip
     parser.add_argument(
-        "--concurrency", type=int, default=16, metavar="N",
+        "--concurrency", type=int, default=None, metavar="N",
         help="model calls in flight at once per model (default 16; a model's 'concurrency' in "
         "the registry wins); halves on a rate limit and grows back",
     )  # fmt: skip
@@ -121,8 +119,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rcb_action.report import print_report
-    from rcb_action.runner import EvalConfig, parse_shard, run_evaluation, timing_line
+    from rcb_action.runner import (
+        DEFAULT_CONCURRENCY,
+        EvalConfig,
+        default_workers,
+        finish_evaluation,
+        parse_shard,
+        run_evaluation,
+    )
     from rcb_action.sandbox import Limits
 
     config = EvalConfig(
@@ -132,14 +136,14 @@ def run(args: argparse.Namespace) -> int:
         tasks=args.tasks,
         samples=args.samples,
         paper=args.paper,
-        workers=args.workers,
+        workers=args.workers if args.workers is not None else default_workers(),
         sandbox=args.sandbox,
         shard=parse_shard(args.shard) if args.shard else None,
         registry_files=args.registry,
         progress=not args.no_progress,
         limits=Limits(memory_mb=args.memory_mb),
         agent_turns=args.agent_turns,
-        concurrency=args.concurrency,
+        concurrency=args.concurrency if args.concurrency is not None else DEFAULT_CONCURRENCY,
         max_cost_usd=args.max_cost,
         batch=args.batch,
         batch_poll_s=args.batch_poll,
@@ -149,14 +153,4 @@ def run(args: argparse.Namespace) -> int:
 
         print(format_estimates(estimate(config), config))
         return 0
-    run = run_evaluation(config)
-    timing = timing_line(run.summary)
-    if timing:
-        print(timing, file=sys.stderr)
-    print_report(run.report)
-    if args.fail_under is not None:
-        low = run.report.below(args.fail_under)
-        if low:
-            print(f"rcb: below --fail-under {args.fail_under}: {', '.join(low)}")
-            return 1
-    return 0
+    return finish_evaluation(run_evaluation(config), fail_under=args.fail_under)

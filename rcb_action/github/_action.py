@@ -6,7 +6,6 @@ bad input is one line naming the input, not an argparse usage dump.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -77,7 +76,7 @@ def evaluate_config(inputs: ActionInputs) -> EvalConfig:
     Raises:
         RcbError: an input is malformed (one line naming it).
     """
-    from rcb_action.runner import EvalConfig, parse_shard
+    from rcb_action.runner import DEFAULT_CONCURRENCY, EvalConfig, default_workers, parse_shard
 
     models = split_list(inputs.models)
     if not models:
@@ -108,14 +107,16 @@ def evaluate_config(inputs: ActionInputs) -> EvalConfig:
         workers=(
             _positive_int("workers", inputs.workers)
             if inputs.workers.strip()
-            else min(os.cpu_count() or 1, 8)
+            else default_workers()
         ),
         sandbox=_choice("sandbox", inputs.sandbox or "local", _SANDBOX),
         shard=shard,
         registry_files=[Path(p) for p in split_list(inputs.registry)],
         progress=False,
         concurrency=(
-            _positive_int("concurrency", inputs.concurrency) if inputs.concurrency.strip() else 16
+            _positive_int("concurrency", inputs.concurrency)
+            if inputs.concurrency.strip()
+            else DEFAULT_CONCURRENCY
         ),
         max_cost_usd=max_cost,
     )
@@ -167,9 +168,9 @@ def run_evaluate(inputs: ActionInputs) -> EvaluateOutcome:
     Usage and input errors (exit 2) print one line and an ``::error`` annotation
     that points at the file to fix when there is one.
     """
-    from rcb_action.report import print_report, render_markdown
+    from rcb_action.report import render_markdown
     from rcb_action.results import ResultStore
-    from rcb_action.runner import run_evaluation, timing_line
+    from rcb_action.runner import finish_evaluation, run_evaluation
 
     try:
         config = evaluate_config(inputs)
@@ -190,15 +191,7 @@ def run_evaluate(inputs: ActionInputs) -> EvaluateOutcome:
         return EvaluateOutcome(exit_code=2, config=config, models=names)
     except KeyboardInterrupt:
         return EvaluateOutcome(exit_code=130, config=config, models=names)
-    timing = timing_line(run.summary)
-    if timing:
-        print(timing, file=sys.stderr)
-    print_report(run.report)
-    code = 0
-    low = run.report.below(threshold) if threshold is not None else []
-    if low:
-        print(f"rcb: below --fail-under {threshold}: {', '.join(low)}")
-        code = 1
+    code = finish_evaluation(run, fail_under=threshold)
     # A shard can hold no attempt at all; its folder is still a results store to merge.
     ResultStore(config.out).path.touch(exist_ok=True)
     report_path = config.out / REPORT_JSON

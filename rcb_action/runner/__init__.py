@@ -2,9 +2,11 @@
 
 from rcb_action.runner._estimate import ModelEstimate, estimate, format_estimates
 from rcb_action.runner._evaluate import (
+    DEFAULT_CONCURRENCY,
     EvalConfig,
     EvalSummary,
     WorkItem,
+    default_workers,
     evaluate,
     in_shard,
     is_done,
@@ -12,16 +14,19 @@ from rcb_action.runner._evaluate import (
     plan,
     prepare,
 )
-from rcb_action.runner._run import Evaluation, run_evaluation, timing_line
+from rcb_action.runner._run import Evaluation, finish_evaluation, run_evaluation
 
 __all__ = [
+    "DEFAULT_CONCURRENCY",
     "EvalConfig",
     "EvalSummary",
     "Evaluation",
     "ModelEstimate",
     "WorkItem",
+    "default_workers",
     "estimate",
     "evaluate",
+    "finish_evaluation",
     "format_estimates",
     "in_shard",
     "is_done",
@@ -29,5 +34,4 @@ __all__ = [
     "plan",
     "prepare",
     "run_evaluation",
-    "timing_line",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import re
 import signal
 import sys
@@ -81,6 +82,15 @@ _MODES: dict[str, list[Literal["with", "without", "notes"]]] = {
 }
 
 
+# The defaults of ``rcb evaluate`` and the Action: model calls in flight per model, and
+# test runs in flight (the CPU count, at most 8).
+DEFAULT_CONCURRENCY = 16
+
+
+def default_workers() -> int:
+    return min(os.cpu_count() or 1, 8)
+
+
 @dataclass
 class EvalConfig:
     """Everything ``rcb evaluate`` takes."""
@@ -100,7 +110,7 @@ class EvalConfig:
     # Agent mode: up to this many rewrites after running the visible tests (0: off).
     agent_turns: int = 0
     # Model calls in flight at once, per model (test runs in flight are ``workers``).
-    concurrency: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
     # Stop starting model calls once the dollars recorded for the run's models reach this.
     max_cost_usd: float | None = None
     # Send each provider model's prompts through its batch API, polling every batch_poll_s.

@@ -6,10 +6,11 @@ typed options (:class:`EvalConfig`); neither goes through the command-line parse
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from rcb_action.models import Model, load_registry
-from rcb_action.report import Report, build_report
+from rcb_action.report import Report, build_report, print_report
 from rcb_action.results import ResultStore
 from rcb_action.runner._evaluate import EvalConfig, EvalSummary, evaluate
 
@@ -36,11 +37,19 @@ def run_evaluation(config: EvalConfig, *, model_objects: list[Model] | None = No
     return Evaluation(summary, build_report(records, registry, source=str(config.out)))
 
 
-def timing_line(summary: EvalSummary) -> str | None:
-    """How long the run took, and how much of it went to building environments."""
-    if not summary.seconds:
-        return None
-    return (
-        f"rcb: {summary.done} attempt(s) in {summary.seconds:.0f} s "
-        f"({summary.env_seconds:.0f} s of it building environments)"
-    )
+def finish_evaluation(run: Evaluation, *, fail_under: float | None = None) -> int:
+    """Say how the run went (its time on stderr, the report table on stdout) and give its
+    exit status: 1 when a model's scaled pass@1 is below ``fail_under``, else 0."""
+    summary = run.summary
+    if summary.seconds:
+        print(
+            f"rcb: {summary.done} attempt(s) in {summary.seconds:.0f} s "
+            f"({summary.env_seconds:.0f} s of it building environments)",
+            file=sys.stderr,
+        )
+    print_report(run.report)
+    low = run.report.below(fail_under) if fail_under is not None else []
+    if low:
+        print(f"rcb: below --fail-under {fail_under}: {', '.join(low)}")
+        return 1
+    return 0
