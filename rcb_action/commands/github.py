@@ -56,7 +56,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", default="")
     p.add_argument("--concurrency", default="")
     p.add_argument("--max-cost", default="")
+    p.add_argument("--mode", default="evaluate", help="evaluate, or merge: join --shards")
+    p.add_argument("--comment", default="true", help="false on a shard leg: no fail-under")
+    p.add_argument(
+        "--shards", type=Path, default=None, metavar="DIR", help="with --mode merge: the shards"
+    )
     p.set_defaults(handler=run_evaluate)
+
+    p = sub.add_parser(
+        "inputs",
+        help="check the Action's mode, comment, shard, pr-number and run-id inputs",
+        description="Check the inputs that decide what the Action's run does, before anything "
+        "is scored, and set the outputs mode (evaluate or merge), comment and gate (true or "
+        "false: a shard leg with comment false neither comments nor applies fail-under or "
+        "fail-on-regression), pr-number, run-id and shards-dir (where mode merge downloads the "
+        "shards' artifacts). A bad input is one line naming it (exit 2).",
+    )
+    p.add_argument("--mode", default="evaluate")
+    p.add_argument("--comment", default="true")
+    p.add_argument("--shard", default="")
+    p.add_argument("--pr-number", default="")
+    p.add_argument("--run-id", default="")
+    p.set_defaults(handler=run_inputs)
 
     p = sub.add_parser(
         "baseline",
@@ -68,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--path", default="", help="a report JSON or results folder to use instead")
     p.add_argument("--artifact", default="", help="artifact name (default rcb-report)")
     p.add_argument("--branch", default="", help="default: the pull request's base branch")
+    p.add_argument("--pr", type=int, default=None, help="the pull request (default: the event's)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE")
     p.set_defaults(handler=run_baseline)
 
@@ -117,7 +139,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--pr", type=int, default=None, help="pull request number (default: the event's)"
     )
     p.add_argument(
-        "--head-sha", default="", help="with --verdict-file: the commit the trusted event names"
+        "--head-sha",
+        default="",
+        help="post only if the pull request's head is this commit (the one the trusted event "
+        "names); required with --verdict-file",
     )
     p.add_argument(
         "--run-url", default="", help="with --verdict-file: the validation run's page (trusted)"
@@ -212,6 +237,40 @@ def _warn(message: str) -> None:
     print(annotation("warning", message, title="rcb"))
 
 
+def run_inputs(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from rcb_action.errors import RcbError
+    from rcb_action.github import ActionInputs, action_plan, error_annotation, set_outputs
+
+    try:
+        plan = action_plan(
+            ActionInputs(
+                mode=args.mode,
+                comment=args.comment,
+                shard=args.shard,
+                pr_number=args.pr_number,
+                run_id=args.run_id,
+            )
+        )
+    except RcbError as exc:
+        print(f"rcb: error: {exc}", file=sys.stderr)
+        print(error_annotation(str(exc)))
+        return 2
+    temp = os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()
+    set_outputs(
+        {
+            "mode": plan.mode,
+            "comment": str(plan.comment).lower(),
+            "gate": str(plan.gate).lower(),
+            "pr-number": str(plan.pull or ""),
+            "run-id": str(plan.run_id or ""),
+            "shards-dir": str(Path(temp) / "rcb-shards"),
+        }
+    )
+    return 0
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     from rcb_action.github import ActionInputs, headline_score, run_evaluate, set_outputs
 
@@ -230,16 +289,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
             workers=args.workers,
             concurrency=args.concurrency,
             max_cost=args.max_cost,
-        )
+            mode=args.mode,
+            comment=args.comment,
+        ),
+        shards=args.shards,
     )
+    outputs = {"notes": "\n".join(outcome.notes)}
     if outcome.report is not None and outcome.report_path is not None:
-        set_outputs(
-            {
-                "scaled-pass-rate": headline_score(outcome.report, outcome.models),
-                "results-path": str(outcome.report_path.parent.resolve()),
-                "report-path": str(outcome.report_path.resolve()),
-            }
-        )
+        outputs |= {
+            "scaled-pass-rate": headline_score(outcome.report, outcome.models),
+            "results-path": str(outcome.report_path.parent.resolve()),
+            "report-path": str(outcome.report_path.resolve()),
+        }
+    set_outputs(outputs)
     return outcome.exit_code
 
 
@@ -250,6 +312,7 @@ def run_baseline(args: argparse.Namespace) -> int:
         GitHubContext,
         fetch_artifact_report,
         load_report,
+        pull_base_branch,
         set_outputs,
     )
 
@@ -258,12 +321,16 @@ def run_baseline(args: argparse.Namespace) -> int:
     try:
         if args.path:
             report = load_report(Path(args.path)).model_copy(update={"source": args.path})
-        elif context.pull_number is None:
+        elif args.pr is None and context.pull_number is None:
             print("rcb: not a pull request: no base branch to compare with", file=sys.stderr)
         elif not context.token:
             print("rcb: no github-token: not comparing with the base branch", file=sys.stderr)
         else:
-            branch = args.branch or context.pull_base_branch
+            branch = args.branch or (
+                pull_base_branch(context, args.pr)
+                if args.pr is not None
+                else context.pull_base_branch
+            )
             found = fetch_artifact_report(
                 context, branch, artifact=args.artifact or DEFAULT_ARTIFACT
             )
@@ -340,12 +407,21 @@ def run_gate(args: argparse.Namespace) -> int:
     return 1 if found else 0
 
 
+def _note_lines(notes: list[str]) -> list[str]:
+    """Each line of each ``--note`` a note of its own (a step output holds several, one a
+    line); blank ones dropped."""
+    return [line.strip() for note in notes for line in note.splitlines() if line.strip()]
+
+
 def run_summary(args: argparse.Namespace) -> int:
     from rcb_action.github import append_summary, load_report, render_summary
 
     report = load_report(args.report)
     markdown = render_summary(
-        report, comparison=_comparison(report, args.baseline), notes=args.note, title=args.title
+        report,
+        comparison=_comparison(report, args.baseline),
+        notes=_note_lines(args.note),
+        title=args.title,
     )
     if not append_summary(markdown):
         print(markdown)
@@ -416,7 +492,7 @@ def run_comment(args: argparse.Namespace) -> int:
             report,
             marker=comment_marker(key),
             comparison=_comparison(report, args.baseline),
-            notes=args.note,
+            notes=_note_lines(args.note),
             run_url=context.run_url,
             title=args.title,
         )
@@ -434,12 +510,13 @@ def run_comment(args: argparse.Namespace) -> int:
     try:
         client = github_client(context)
         repo = client.get_repo(context.repository)
-        if verdict is not None:
+        if args.head_sha:
             head = repo.get_pull(number).head.sha
             if head != args.head_sha:
+                what = "verdict" if verdict is not None else "scores"
                 print(
                     f"rcb: pull request #{number} has moved on to {head}; "
-                    f"not posting the verdict for {args.head_sha}",
+                    f"not posting the {what} for {args.head_sha}",
                     file=sys.stderr,
                 )
                 return 0

@@ -80,6 +80,23 @@ def github_client(context: GitHubContext) -> Github:
     return Github(base_url=context.api_url, auth=Auth.Token(context.token))
 
 
+def pull_base_branch(context: GitHubContext, number: int) -> str:
+    """The branch pull request ``number`` of the context's repository merges into: what a
+    job that names the pull request itself (``pr-number``, on a ``workflow_run`` event)
+    compares with.
+
+    Raises:
+        RcbError: there is no token, or the API does not give the pull request.
+    """
+    from github import GithubException
+
+    try:
+        pull = github_client(context).get_repo(context.repository).get_pull(number)
+    except GithubException as exc:
+        raise RcbError(f"pull request #{number}: not readable (API {exc.status})") from None
+    return str(pull.base.ref)
+
+
 def token_author(client: Github) -> str:
     """The login the client's token writes comments as: the authenticated user's (a
     personal token), else ``github-actions[bot]`` (an Actions token, for which GitHub
