@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from rcb_action.results import ResultStore, read_jsonl
+from rcb_action.results import JsonlStore, read_jsonl
 
 REPRODUCTION_FILE = "reproduction.jsonl"
 GOLD_FILE = "repro-gold.jsonl"
@@ -173,20 +173,13 @@ def latest(records: list[ReproductionRecord]) -> dict[ReproKey, ReproductionReco
     return {record.key: record for record in records}
 
 
-class ReproductionStore(ResultStore):
+class ReproductionStore(JsonlStore[ReproductionRecord]):
     """``DIR/reproduction.jsonl`` (or ``DIR/repro-gold.jsonl``) with the results store's
     guarantees: one record a line, each written, flushed and fsynced on its own."""
 
-    def __init__(self, directory: Path, name: str = REPRODUCTION_FILE) -> None:
-        super().__init__(directory)
-        self.path = self.dir / name
-        self._repair_tail()
+    model = ReproductionRecord
+    file_name = REPRODUCTION_FILE
+    what = "reproduction record"
 
-    def records(self) -> list[ReproductionRecord]:  # type: ignore[override]
-        return read_reproduction_records(self.path)
-
-    def latest(self) -> dict[ReproKey, ReproductionRecord]:  # type: ignore[override]
+    def latest(self) -> dict[ReproKey, ReproductionRecord]:
         return latest(self.records())
-
-    def append(self, record: ReproductionRecord) -> None:  # type: ignore[override]
-        super().append(record)  # type: ignore[arg-type]  # any pydantic model serialises alike

@@ -2,6 +2,7 @@
 
 from rcb_action.results._store import (
     RESULTS_FILE,
+    JsonlStore,
     PaperCondition,
     Record,
     RecordKey,
@@ -15,6 +16,7 @@ from rcb_action.results._store import (
 
 __all__ = [
     "RESULTS_FILE",
+    "JsonlStore",
     "PaperCondition",
     "Record",
     "RecordKey",

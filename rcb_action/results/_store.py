@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from pydantic_core import PydanticSerializationError
@@ -148,14 +148,21 @@ def latest_records(records: Iterable[Record]) -> dict[RecordKey, Record]:
     return latest
 
 
-class ResultStore:
-    """``DIR/results.jsonl``: each record is written, flushed and fsynced on its own.
+class JsonlStore(Generic[ModelT]):
+    """``DIR/NAME``, an append-only JSONL file of ``model`` records: each is written,
+    flushed and fsynced on its own.
 
-    Opening the store repairs a torn last line left by a crash, so every later
-    record starts on a line of its own.
+    Opening the store repairs a torn last line left by a crash, so every later record
+    starts on a line of its own. A kind of record is a subclass that names its model,
+    its file and what a record is called (for the warning about a malformed line); it
+    adds its own reading of the records (``latest``) and overrides nothing.
     """
 
-    def __init__(self, directory: Path) -> None:
+    model: type[ModelT]
+    file_name: str
+    what = "record"
+
+    def __init__(self, directory: Path, name: str | None = None) -> None:
         self.dir = Path(directory)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -163,7 +170,7 @@ class ResultStore:
             raise RcbError(
                 f"--out {directory}: cannot create the results folder ({exc.strerror})"
             ) from None
-        self.path = self.dir / RESULTS_FILE
+        self.path = self.dir / (name or self.file_name)
         self._lock = threading.Lock()
         self._repair_tail()
 
@@ -178,20 +185,28 @@ class ResultStore:
                 handle.flush()
                 os.fsync(handle.fileno())
 
-    def records(self) -> list[Record]:
-        return read_records(self.path)
+    def records(self) -> list[ModelT]:
+        """Every well-formed record, in file order (see :func:`read_jsonl`)."""
+        return read_jsonl(self.path, self.model, self.what)
 
-    def latest(self) -> dict[RecordKey, Record]:
-        """The newest record for each key (a rerun of a changed task appends a newer one)."""
-        return latest_records(self.records())
-
-    def append(self, record: Record) -> None:
+    def append(self, record: ModelT) -> None:
         """Write ``record`` as one line, flushed and fsynced (see :func:`json_line`)."""
         line = json_line(record)
         with self._lock, open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
             os.fsync(handle.fileno())
+
+
+class ResultStore(JsonlStore[Record]):
+    """``DIR/results.jsonl``: one record per attempt, resumable, mergeable across shards."""
+
+    model = Record
+    file_name = RESULTS_FILE
+
+    def latest(self) -> dict[RecordKey, Record]:
+        """The newest record for each key (a rerun of a changed task appends a newer one)."""
+        return latest_records(self.records())
 
 
 def combine_records(groups: Iterable[Iterable[Record]]) -> dict[RecordKey, Record]:
