@@ -16,6 +16,7 @@ from crawler._crawl import (
     build_query,
     crawl,
     make_client,
+    print_warning,
 )
 from crawler._cursor import Cursor, cursor_key, default_cursor_path, load_cursor
 from crawler._issues import ISSUE_LABEL, IssueTracker, issue_body, issue_title
@@ -72,6 +73,7 @@ __all__ = [
     "merge",
     "open_code",
     "parse_arxiv_id",
+    "print_warning",
     "render_queue",
     "resolve_queue_path",
     "scaffold_task",

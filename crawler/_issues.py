@@ -53,26 +53,21 @@ def issue_body(candidate: Candidate) -> str:
 class IssueTracker:
     """Creates the triage issues in one repository through PyGithub."""
 
-    def __init__(self, repo: str) -> None:
-        """Connect to ``repo`` (``owner/name``) with the token in ``GITHUB_TOKEN``, through
-        ``GITHUB_API_URL`` (GitHub's API by default), as on an Actions runner.
+    def __init__(self, repo: str, client: Any) -> None:
+        """Connect to ``repo`` (``owner/name``) through ``client``, a PyGithub ``Github``
+        (the command builds it from the runner's token and API address).
 
         Raises:
-            RcbError: no token, or the repository cannot be reached.
+            RcbError: the name is not owner/name, or the repository cannot be reached.
         """
         from github import GithubException
 
-        from rcb_action.github import GitHubContext, github_client
-
         if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
             raise RcbError(f"--issues: '{repo}' is not a repository like owner/name")
-        context = GitHubContext.from_env()
-        if not context.token:
-            raise RcbError("--issues needs a GitHub token in GITHUB_TOKEN (issues: write)")
         self._name = repo
         self._error = GithubException
         try:
-            self._repo: Any = github_client(context).get_repo(repo)
+            self._repo: Any = client.get_repo(repo)
         except GithubException as exc:
             raise RcbError(self._explain(exc)) from None
         self._known: set[str] | None = None

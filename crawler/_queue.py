@@ -21,8 +21,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from rcb_action.errors import RcbError
-from rcb_action.tasks._schema import format_validation_error
+from rcb_action.errors import RcbError, format_validation_error
 
 ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 _VERSIONED_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5})(?:v(\d+))?$", re.IGNORECASE)

@@ -12,7 +12,7 @@ from rcb_action.agent._base import (
     turn_from_dict,
 )
 from rcb_action.errors import RcbError
-from rcb_action.models._builtin import read_replay
+from rcb_action.models import read_replay
 from rcb_action.tasks import Task
 
 

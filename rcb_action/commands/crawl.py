@@ -6,8 +6,13 @@ import argparse
 import datetime as dt
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rcb_action.commands._common import add_registry, add_tasks_dir
+from rcb_action.errors import RcbError
+
+if TYPE_CHECKING:
+    from crawler import IssueTracker
 
 ORDER = 70
 _CATEGORY = re.compile(r"^[a-z][a-z-]*(\.[A-Za-z][A-Za-z-]*|\.\*)?$")
@@ -130,8 +135,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _since(args: argparse.Namespace, latest_cutoff: dt.date | None) -> dt.date:
-    from rcb_action.errors import RcbError
-
     if args.since is not None:
         try:
             since = dt.date.fromisoformat(args.since)
@@ -164,11 +167,22 @@ def _categories(values: list[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _tracker(repo: str) -> IssueTracker:
+    """The triage issues' tracker for ``repo``, with the token in ``GITHUB_TOKEN``, through
+    ``GITHUB_API_URL`` (GitHub's API by default), as on an Actions runner."""
+    from crawler import IssueTracker
+    from rcb_action.github import GitHubContext, github_client
+
+    context = GitHubContext.from_env()
+    if not context.token:
+        raise RcbError("--issues needs a GitHub token in GITHUB_TOKEN (issues: write)")
+    return IssueTracker(repo, github_client(context))
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from crawler import CrawlOptions, Cutoffs, IssueTracker, crawl, resolve_queue_path
-    from crawler._crawl import print_warning
+    from crawler import CrawlOptions, Cutoffs, crawl, print_warning, resolve_queue_path
     from rcb_action.models import load_registry
     from rcb_action.tasks import resolve_tasks_dir
 
@@ -177,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     since = _since(args, cutoffs.latest)
     categories = _categories(args.categories)
     # Connect before crawling, so a bad repository or a missing token costs no arXiv requests.
-    tracker = IssueTracker(args.issues) if args.issues else None
+    tracker = _tracker(args.issues) if args.issues else None
     options = CrawlOptions(
         since=since,
         queue_path=resolve_queue_path(args.queue),

@@ -68,13 +68,13 @@ def run(args: argparse.Namespace) -> int:
     from rcb_action.models import load_registry
     from rcb_action.report import print_reproduction
     from rcb_action.reproduce import (
+        REPRODUCTION_FILE,
         ReproduceConfig,
         gold_summary,
         read_reproduction_records,
         reproduce,
         reproduction_section,
     )
-    from rcb_action.reproduce._records import REPRODUCTION_FILE
     from rcb_action.sandbox import Limits
 
     config = ReproduceConfig(

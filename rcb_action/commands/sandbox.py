@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_gc(args: argparse.Namespace) -> int:
-    from rcb_action.sandbox._docker import garbage_collect
+    from rcb_action.sandbox import garbage_collect
 
     containers, volumes = garbage_collect(everything=args.all)
     print(f"rcb: removed {containers} container(s) and {volumes} volume(s)", file=sys.stderr)
@@ -47,8 +47,7 @@ def run_gc(args: argparse.Namespace) -> int:
 
 
 def run_build_base(args: argparse.Namespace) -> int:
-    from rcb_action.sandbox._base_image import build_base_image
-    from rcb_action.sandbox._docker import docker_client
+    from rcb_action.sandbox import build_base_image, docker_client
 
     image_id = build_base_image(docker_client(), args.tag, args.mirror)
     print(f"rcb: built {args.tag} ({image_id[:19]}); export RCB_BASE_IMAGE={args.tag}")

@@ -199,7 +199,7 @@ def run_index(args: argparse.Namespace) -> int:
     import sys
 
     from rcb_action.tasks import resolve_tasks_dir
-    from rcb_action.validate._index import INDEX_FILE, render_index
+    from rcb_action.validate import INDEX_FILE, render_index
 
     tasks_dir = resolve_tasks_dir(args.tasks_dir)
     path = tasks_dir / INDEX_FILE

@@ -292,7 +292,7 @@ def result_names(models: Sequence[str]) -> list[str]:
 
 def error_annotation(message: str) -> str:
     """An ``::error`` line for a one-line rcb error, located when it names a file."""
-    from rcb_action.validate._validate import problem_from_error
+    from rcb_action.validate import problem_from_error
 
     problem = problem_from_error(message)
     if problem.path and Path(problem.path).exists():

@@ -65,8 +65,8 @@ def find_submissions(root: Path) -> list[Path]:
 
 
 def _model_entry(path: Path, problems: list[Problem]) -> str | None:
+    from rcb_action.errors import format_validation_error
     from rcb_action.models import ModelInfo, load_registry
-    from rcb_action.tasks._schema import format_validation_error
 
     label = str(path)
     try:
@@ -150,7 +150,7 @@ def _check_completions(
 ) -> None:
     from rcb_action.models import ReplayModel
     from rcb_action.tasks import resolve_tasks_dir
-    from rcb_action.validate._validate import problem_from_error
+    from rcb_action.validate import problem_from_error
 
     if not path.is_file():
         problems.append(

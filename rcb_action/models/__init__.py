@@ -1,7 +1,13 @@
 """Models: litellm for every provider, and the built-ins ``reference``, ``null``, ``replay:FILE``."""
 
 from rcb_action.models._base import Completion, CompletionRequest, Model, ModelCallError
-from rcb_action.models._builtin import NullModel, ReferenceModel, ReplayModel, fenced
+from rcb_action.models._builtin import (
+    NullModel,
+    ReferenceModel,
+    ReplayModel,
+    fenced,
+    read_replay,
+)
 from rcb_action.models._limits import CallLimiter, retry_after_s
 from rcb_action.models._litellm import LiteLLMModel, estimate_tokens, import_litellm
 from rcb_action.models._registry import (
@@ -32,5 +38,6 @@ __all__ = [
     "get_model",
     "import_litellm",
     "load_registry",
+    "read_replay",
     "retry_after_s",
 ]

@@ -20,9 +20,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, PositiveInt, ValidationError, field_validator
 
-from rcb_action.errors import RcbError
+from rcb_action.errors import RcbError, format_validation_error
 from rcb_action.names import MODEL_NAME, MODEL_NAME_RULE, check_model_name, shown
-from rcb_action.tasks._schema import format_validation_error
 
 BUILTIN_REGISTRY = Path(__file__).with_name("registry.yaml")
 SUBMISSION_REGISTRY = "model.yaml"

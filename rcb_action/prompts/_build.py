@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rcb_action.papers import Paper, notes_for, paper_for
-from rcb_action.tasks import Task, code_lines
-from rcb_action.tasks._tags import is_tag_line
+from rcb_action.tasks import Task, code_lines, is_tag_line
 
 PLACEHOLDER = '# TODO: Implement block "{name}"'
 # A deliberately low estimate (real tokenizers give about 4 for English and code),

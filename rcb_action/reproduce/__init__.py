@@ -25,7 +25,12 @@ from rcb_action.reproduce._records import (
     StageRecord,
     read_reproduction_records,
 )
-from rcb_action.reproduce._reference import ReferenceAgent, reference_files, reference_turns
+from rcb_action.reproduce._reference import (
+    ReferenceAgent,
+    baseline_label,
+    reference_files,
+    reference_turns,
+)
 from rcb_action.reproduce._report import (
     DIMENSION_LABELS,
     STAGE_LABELS,
@@ -74,6 +79,7 @@ __all__ = [
     "ResultGrade",
     "StageRecord",
     "allowed_packages",
+    "baseline_label",
     "build_wheelhouse",
     "check_curve",
     "check_gold",

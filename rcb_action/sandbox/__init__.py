@@ -12,6 +12,8 @@ from rcb_action.sandbox._base import (
     UnsafeFileError,
     host_gpus,
 )
+from rcb_action.sandbox._base_image import build_base_image
+from rcb_action.sandbox._docker import docker_client, garbage_collect
 from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
 from rcb_action.sandbox._phases import CasesRaw, PytestRaw, run_cases, run_pytest
 from rcb_action.sandbox._registry import BACKENDS, get_backend
@@ -26,8 +28,11 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "UnsafeFileError",
+    "build_base_image",
     "build_venv",
+    "docker_client",
     "env_key",
+    "garbage_collect",
     "get_backend",
     "host_gpus",
     "run_cases",

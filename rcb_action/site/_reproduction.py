@@ -24,15 +24,16 @@ from rcb_action.report import (
     ReviewItem,
 )
 from rcb_action.reproduce import (
+    DIMENSION_LABELS,
     GOLD_FILE,
     REPRODUCTION_FILE,
+    STAGE_LABELS,
     ReproductionRecord,
+    baseline_label,
     gold_summary,
     read_reproduction_records,
     reproduction_section,
 )
-from rcb_action.reproduce._reference import baseline_label
-from rcb_action.reproduce._report import DIMENSION_LABELS, STAGE_LABELS
 
 DIMENSIONS: dict[str, str] = dict(DIMENSION_LABELS)
 STAGES: dict[str, str] = dict(STAGE_LABELS)

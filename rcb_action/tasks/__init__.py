@@ -29,7 +29,14 @@ from rcb_action.tasks._schema import (
     SnippetConfig,
     TaskConfig,
 )
-from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, code_lines, parse_tags
+from rcb_action.tasks._tags import (
+    AnnotatedFile,
+    Snippet,
+    TagError,
+    code_lines,
+    is_tag_line,
+    parse_tags,
+)
 
 __all__ = [
     "DATA_DIR",
@@ -55,6 +62,7 @@ __all__ = [
     "TaskConfig",
     "code_lines",
     "find_tasks",
+    "is_tag_line",
     "load_task",
     "load_tasks",
     "load_tasks_of_kind",

@@ -13,15 +13,10 @@ from typing import Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from rcb_action.errors import RcbError, TaskError
+from rcb_action.errors import RcbError, TaskError, format_validation_error
 from rcb_action.tasks._plain import check_plain_tree, not_plain, read_plain_file
 from rcb_action.tasks._requirements import pinned_requirement, read_requirements
-from rcb_action.tasks._schema import (
-    ExpectedResults,
-    Rubric,
-    TaskConfig,
-    format_validation_error,
-)
+from rcb_action.tasks._schema import ExpectedResults, Rubric, TaskConfig
 from rcb_action.tasks._tags import AnnotatedFile, Snippet, TagError, parse_tags
 
 _IGNORED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}

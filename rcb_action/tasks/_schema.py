@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _ARXIV_ID = re.compile(r"^\d{4}\.\d{4,5}$")
 
@@ -316,22 +316,3 @@ class TaskConfig(_Strict):
     def link(self) -> str:
         """The paper's page: its arXiv abstract, else ``paper_url``."""
         return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else str(self.paper_url)
-
-
-def format_validation_error(path: str, error: ValidationError) -> str:
-    """One line naming the file and the first offending key."""
-    first = error.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    kind = first["type"]
-    if kind == "extra_forbidden":
-        return f"{path}: unknown key '{key}'"
-    if kind == "missing":
-        return f"{path}: missing required key '{key}'"
-    message = first["msg"]
-    if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    if not first["loc"]:  # a rule over several keys: its message names them
-        return f"{path}: {message}"
-    given = first.get("input")
-    shown = "" if isinstance(given, dict | list) else f" (got {given!r})"
-    return f"{path}: key '{key}': {message}{shown}"
