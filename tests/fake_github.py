@@ -6,7 +6,9 @@ tests can assert what was called. As GitHub does, it pages every list (``per_pag
 default 30, at most 100; ``page``; a ``Link`` header naming the next, last, first and
 previous pages), and it answers an artifact download with a 302 to another host (a
 second listener, ``blob_url``, that refuses a request carrying the API token, as blob
-storage does). The token is a ``GITHUB_TOKEN`` by default: comments are written by
+storage does). ``compare/BASE...HEAD`` names the merge base a test set with
+``set_merge_base`` (default ``DEFAULT_MERGE_BASE``, the base every pull request names).
+The token is a ``GITHUB_TOKEN`` by default: comments are written by
 ``github-actions[bot]`` and ``GET /user`` is refused; set ``token_login`` for a
 personal token. Use it as a context manager::
 
@@ -27,7 +29,7 @@ import zipfile
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlparse
+from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 
 @dataclass
@@ -50,6 +52,7 @@ class _Raw:
 BOT_LOGIN = "github-actions[bot]"
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
+DEFAULT_MERGE_BASE = "1" * 40
 
 
 @dataclass
@@ -61,6 +64,8 @@ class _Repo:
     heads: dict[int, dict[str, str]] = field(default_factory=dict)
     artifacts: dict[int, dict[str, Any]] = field(default_factory=dict)
     blobs: dict[int, bytes] = field(default_factory=dict)
+    # (base, head) -> the merge base's sha; None: no common ancestor (a 404, as on GitHub).
+    merge_bases: dict[tuple[str, str], str | None] = field(default_factory=dict)
 
 
 class FakeGitHub:
@@ -85,8 +90,9 @@ class FakeGitHub:
         # Artifact downloads redirect here: another host (another port) than the API.
         self._blobs = ThreadingHTTPServer(("127.0.0.1", 0), self._blob_handler())
         self.blob_url = f"http://127.0.0.1:{self._blobs.server_address[1]}"
+        # A short poll: shutdown() waits for it, and every test that uses the fake stops one.
         self._threads = [
-            threading.Thread(target=server.serve_forever, daemon=True)
+            threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
             for server in (self._server, self._blobs)
         ]
 
@@ -125,6 +131,11 @@ class FakeGitHub:
         self._issue(repo, number, title, "", [], pull=True)
         repo.heads[number] = {"head_sha": head_sha, "base_ref": base_ref}
 
+    def set_merge_base(self, full_name: str, base: str, head: str, sha: str | None) -> None:
+        """What ``compare/{base}...{head}`` names as the merge base; None: no common
+        ancestor (GitHub answers 404)."""
+        self.repos[full_name].merge_bases[(base, head)] = sha
+
     def add_comment(self, full_name: str, number: int, body: str, *, login: str) -> int:
         """A comment written by someone else (``login``): the fake refuses to edit it."""
         comment = self._comment(self.repos[full_name], number, body)
@@ -138,10 +149,12 @@ class FakeGitHub:
         files: dict[str, bytes | str],
         *,
         head_branch: str = "main",
+        head_sha: str = "2" * 40,
         from_fork: bool = False,
         expired: bool = False,
     ) -> int:
-        """A workflow run's artifact (a zip of ``files``); newer ones list first."""
+        """A workflow run's artifact (a zip of ``files``) made at commit ``head_sha`` of
+        ``head_branch``; newer ones list first."""
         repo = self.repos[full_name]
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w") as archive:
@@ -167,7 +180,7 @@ class FakeGitHub:
                 "repository_id": repo_id,
                 "head_repository_id": repo_id + 1 if from_fork else repo_id,
                 "head_branch": head_branch,
-                "head_sha": "2" * 40,
+                "head_sha": head_sha,
             },
         }
         return artifact_id
@@ -325,6 +338,23 @@ class FakeGitHub:
             return 201, self._issue(
                 repo, number, body.get("title", ""), body.get("body", ""), body.get("labels", [])
             )
+        comp = re.fullmatch(r"/compare/(.+?)\.\.\.(.+)", rest)
+        if comp and method == "GET":
+            pair = (unquote(comp[1]), unquote(comp[2]))
+            merge_base = repo.merge_bases.get(pair, DEFAULT_MERGE_BASE)
+            if merge_base is None:
+                return 404, {"message": f"No common ancestor between {pair[0]} and {pair[1]}."}
+            full = f"{repo.owner}/{repo.name}"
+            return 200, {
+                "url": f"{self.url}/repos/{full}/compare/{comp[1]}...{comp[2]}",
+                "status": "diverged",
+                "merge_base_commit": {
+                    "sha": merge_base,
+                    "url": f"{self.url}/repos/{full}/commits/{merge_base}",
+                },
+                "commits": [],
+                "files": [],
+            }
         im = re.fullmatch(r"/(issues|pulls)/(\d+)", rest)
         if im and method == "GET":
             issue = repo.issues.get(int(im[2]))
@@ -337,7 +367,7 @@ class FakeGitHub:
                     "url": issue["pull_request"]["url"],
                     "issue_url": issue["url"],
                     "head": {"sha": head["head_sha"], "ref": "feature"},
-                    "base": {"sha": "1" * 40, "ref": head["base_ref"]},
+                    "base": {"sha": DEFAULT_MERGE_BASE, "ref": head["base_ref"]},
                 }
             return 200, issue
         cm = re.fullmatch(r"/issues/(\d+)/comments", rest)

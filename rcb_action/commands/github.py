@@ -332,7 +332,7 @@ def run_baseline(args: argparse.Namespace) -> int:
                 else context.pull_base_branch
             )
             found = fetch_artifact_report(
-                context, branch, artifact=args.artifact or DEFAULT_ARTIFACT
+                context, branch, pull=args.pr, artifact=args.artifact or DEFAULT_ARTIFACT
             )
             if found is None:
                 print(

@@ -1,8 +1,9 @@
 """The base branch's results: from a local file or folder, or from a workflow artifact.
 
 A run on the default branch uploads its ``report.json`` as an artifact (by
-default ``rcb-report``); a pull-request run finds the newest one made on its
-base branch by this repository (never by a fork) and compares with it.
+default ``rcb-report``); a pull-request run compares with the one made by this
+repository (never by a fork) on its base branch at the merge base of the pull
+request, else with the newest one there, and says which.
 """
 
 from __future__ import annotations
@@ -13,11 +14,15 @@ import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from rcb_action.errors import RcbError
 from rcb_action.github._comment import github_client
 from rcb_action.github._context import GitHubContext
 from rcb_action.report import Report
+
+if TYPE_CHECKING:
+    from github.Artifact import Artifact
 
 REPORT_FILE = "report.json"
 DEFAULT_ARTIFACT = "rcb-report"
@@ -82,13 +87,30 @@ def report_from_zip(data: bytes, *, source: str) -> Report:
     return Report.from_data(report, source=f"{source}: {REPORT_FILE}")
 
 
-def fetch_artifact_report(
-    context: GitHubContext, branch: str, *, artifact: str = DEFAULT_ARTIFACT
-) -> Baseline | None:
-    """The newest unexpired ``artifact`` made by this repository's runs on ``branch``.
+def _event_head_sha(context: GitHubContext) -> str:
+    """The pull request's head commit named by the event (``pull_request.head.sha``), or ""."""
+    pull = context.event.get("pull_request")
+    head = pull.get("head") if isinstance(pull, dict) else None
+    sha = head.get("sha") if isinstance(head, dict) else None
+    return sha if isinstance(sha, str) else ""
 
-    Artifacts from forks' runs are ignored even when their branch has the same
-    name. Returns None when there is none.
+
+def fetch_artifact_report(
+    context: GitHubContext,
+    branch: str,
+    *,
+    head_sha: str = "",
+    pull: int | None = None,
+    artifact: str = DEFAULT_ARTIFACT,
+) -> Baseline | None:
+    """The unexpired ``artifact`` made by this repository's run on ``branch`` at the merge
+    base of ``branch`` and the pull request's head (``head_sha``, else pull request
+    ``pull``'s, else the one the event names), so that the change shown is the pull
+    request's alone.
+
+    When no run made one at the merge base (or the head is unknown), the newest one on
+    ``branch`` is used and its ``source`` says so. Artifacts from forks' runs are ignored
+    even when their branch has the same name. Returns None when there is none.
 
     Raises:
         RcbError: no token or repository, the API refused, or the artifact is unreadable.
@@ -99,24 +121,48 @@ def fetch_artifact_report(
     if not context.repository:
         raise RcbError("GITHUB_REPOSITORY is not set: cannot look for the base branch's results")
     client = github_client(context)
+    merge_base, unknown = "", "the pull request's head is unknown"
     try:
         repo = client.get_repo(context.repository)
-        chosen = None
+        if not head_sha:
+            head_sha = (
+                str(repo.get_pull(pull).head.sha) if pull is not None else _event_head_sha(context)
+            )
+        if head_sha:
+            try:
+                merge_base = str(repo.compare(branch, head_sha).merge_base_commit.sha)
+            except GithubException as exc:
+                # Not fatal: the newest report still shows a change, said to be approximate.
+                unknown = f"the merge base could not be read, API {exc.status}"
+        newest: Artifact | None = None
+        at_merge_base: Artifact | None = None
         for candidate in repo.get_artifacts(name=artifact):
             run = candidate.raw_data.get("workflow_run") or {}
             if candidate.expired or run.get("head_branch") != branch:
                 continue
             if run.get("head_repository_id") != repo.id:
                 continue
-            chosen = candidate
-            break
+            newest = newest or candidate
+            if not merge_base:
+                break
+            if run.get("head_sha") == merge_base:
+                at_merge_base = candidate
+                break
     except GithubException as exc:
         raise RcbError(
-            f"listing artifacts of {context.repository} failed ({exc.status}); "
-            "the job needs 'actions: read' permission"
+            f"looking for the base branch's {artifact} artifact in {context.repository} "
+            f"failed (API {exc.status}); the job needs 'actions: read' permission"
         ) from None
+    chosen = at_merge_base or newest
     if chosen is None:
         return None
+    sha = str((chosen.raw_data.get("workflow_run") or {}).get("head_sha") or "")[:7]
+    if not merge_base:
+        where = f"{branch} at {sha} (newest; {unknown})"
+    elif at_merge_base is None:
+        where = f"{branch} at {sha} (newest; no report for the merge base {merge_base[:7]})"
+    else:
+        where = f"{branch} at {sha} (the merge base)"
     source = f"artifact {artifact} of run {(chosen.raw_data.get('workflow_run') or {}).get('id')}"
     # requests drops the Authorization header when the download redirects to another host
     # (the archive lives in blob storage behind a signed address).
@@ -132,4 +178,4 @@ def fetch_artifact_report(
         raise RcbError(f"{source}: download failed ({response.status_code})")
     if len(response.content) > MAX_ARTIFACT_BYTES:
         raise RcbError(f"{source}: larger than {MAX_ARTIFACT_BYTES} bytes")
-    return Baseline(report_from_zip(response.content, source=source), source=f"{branch}, {source}")
+    return Baseline(report_from_zip(response.content, source=source), source=f"{where}, {source}")
