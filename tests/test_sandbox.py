@@ -15,7 +15,7 @@ from conftest import FIXTURE_TASKS, assert_attempts_are_hidden, resume_to_the_en
 from rcb_action.results import ResultStore
 from rcb_action.sandbox import Limits, get_backend
 from rcb_action.sandbox import _local as local_module
-from rcb_action.sandbox._base import TRUNCATION_MARKER
+from rcb_action.sandbox._base import TRUNCATION_MARKER, SandboxClosedError
 from rcb_action.sandbox._images import PipSettings, _context, env_key
 from rcb_action.tasks import load_task
 
@@ -103,6 +103,27 @@ def test_without_bubblewrap_a_timeout_still_kills_setsid_daemons(toy, tmp_path):
     assert result.timed_out and result.duration_s < 5
     time.sleep(4)
     assert not marker.exists(), "a setsid daemon outlived the command's timeout"
+
+
+def test_a_closed_backend_makes_nothing_again(toy):
+    """A test worker still running while Ctrl-C winds the run down writes into a sandbox
+    the backend has already removed: the workspace must not come back (a tmpfs mounted
+    on it would even outlive the run), and nothing new opens."""
+    backend = get_backend("local")
+    sandbox = backend.open(toy)
+    sandbox.mkdir("attempt")
+    workspace = Path(sandbox.workspace)
+    backend.close()
+    assert not workspace.exists()
+    with pytest.raises(SandboxClosedError):
+        sandbox.mkdir("attempt/again")
+    with pytest.raises(SandboxClosedError):
+        sandbox.write_files({"late/answer.py": b"x = 1\n"})
+    assert not workspace.exists()
+    before = set(Path(tempfile.gettempdir()).glob(f"rcb-{toy.id}-*"))
+    with pytest.raises(SandboxClosedError):
+        backend.open(toy)
+    assert set(Path(tempfile.gettempdir()).glob(f"rcb-{toy.id}-*")) == before
 
 
 @pytest.mark.slow

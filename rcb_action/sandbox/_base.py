@@ -23,6 +23,11 @@ class UnsafeFileError(OSError):
     it there, and reading it could hang or mislead the harness."""
 
 
+class SandboxClosedError(RcbError):
+    """A sandbox was used after its backend closed it (a worker still running while
+    Ctrl-C winds the run down): nothing is made again where cleanup has been."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one exec (one attempt's run), on both backends.
@@ -156,11 +161,21 @@ class SandboxBackend(ABC):
     def __init__(self) -> None:
         self._open: set[Sandbox] = set()
         self._open_lock = threading.Lock()
+        self._closed = False
 
     def track(self, sandbox: SandboxT) -> SandboxT:
-        """Remember an opened sandbox, so that ``close`` can clean it up on any exit path."""
+        """Remember an opened sandbox, so that ``close`` can clean it up on any exit path.
+
+        Raises:
+            SandboxClosedError: the backend is closed; the sandbox is cleaned up at once.
+        """
         with self._open_lock:
-            self._open.add(sandbox)
+            closed = self._closed
+            if not closed:
+                self._open.add(sandbox)
+        if closed:
+            sandbox.cleanup()
+            raise SandboxClosedError(f"--sandbox {self.name}: the sandboxes are closed")
         return sandbox
 
     def prepare(self, task: Task) -> None:
@@ -212,8 +227,10 @@ class SandboxBackend(ABC):
         return None
 
     def close(self) -> None:
-        """Kill and remove everything this backend started. Safe to call twice."""
+        """Kill and remove everything this backend started, and open nothing more.
+        Safe to call twice."""
         with self._open_lock:
+            self._closed = True
             sandboxes = list(self._open)
             self._open.clear()
         for sandbox in sandboxes:

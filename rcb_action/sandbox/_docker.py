@@ -608,8 +608,8 @@ class DockerSandbox(DelegatedFiles, Sandbox):
             with contextlib.suppress(Exception):
                 self.volume.remove(force=True)
         if isinstance(self.files, HostFiles):
-            self.files.unmount_all()
-        if self.host_dir is not None:
+            self.files.close()
+        elif self.host_dir is not None:
             shutil.rmtree(self.host_dir, ignore_errors=True)
 
 

@@ -19,11 +19,12 @@ import shutil
 import stat
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rcb_action.sandbox._base import MAX_READ_BYTES, Limits, UnsafeFileError
+from rcb_action.sandbox._base import MAX_READ_BYTES, Limits, SandboxClosedError, UnsafeFileError
 
 _MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_SHARED = 2, 4, 4096, 16384, 1 << 20
 _MNT_DETACH = 2
@@ -122,6 +123,7 @@ class HostFiles:
         self._mounts: set[Path] = set()
         self._shared = False
         self._mount_lock = threading.Lock()
+        self._closed = False
 
     def path(self, rel: str) -> Path:
         path = (self.root / rel).resolve()
@@ -129,10 +131,25 @@ class HostFiles:
             raise ValueError(f"path escapes the workspace: {rel}")
         return path
 
+    def _folders(self, target: Path) -> None:
+        """Make ``target`` and the folders above it, up to but never the root: a worker
+        still writing after :meth:`close` cannot bring a removed workspace back.
+
+        Raises:
+            SandboxClosedError: the workspace is closed.
+            FileNotFoundError: the root is gone.
+        """
+        if self._closed:
+            raise SandboxClosedError(f"{self.root}: the workspace is closed")
+        current = self.root.resolve()
+        for part in target.relative_to(current).parts:
+            current = current / part
+            current.mkdir(exist_ok=True)
+
     def write_files(self, files: dict[str, bytes], *, writable: bool = True) -> None:
         for rel, data in files.items():
             path = self.path(rel)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            self._folders(path.parent)
             path.write_bytes(data)
             path.chmod(0o666 if writable else 0o644)
 
@@ -144,9 +161,11 @@ class HostFiles:
             OSError: the folder or its tmpfs could not be made.
         """
         target = self.path(rel)
-        target.mkdir(parents=True, exist_ok=True)
+        self._folders(target)
         if writable and self.quota is not None:
             with self._mount_lock:
+                if self._closed:
+                    raise SandboxClosedError(f"{self.root}: the workspace is closed")
                 if not any(target.is_relative_to(m) for m in self._mounts):
                     mount_tmpfs(target, size_bytes=self.quota.size_bytes, inodes=self.quota.files)
                     self._mounts.add(target)
@@ -176,6 +195,19 @@ class HostFiles:
         if self._shared:
             unmount(self.root)
             self._shared = False
+
+    def close(self) -> None:
+        """Unmount everything and remove the root; nothing is made under it afterwards.
+        A write that was already under way when this began can leave a file behind
+        that the first pass misses, so it tries again. Never raises."""
+        with self._mount_lock:
+            self._closed = True
+        for _ in range(5):
+            self.unmount_all()
+            shutil.rmtree(self.root, ignore_errors=True)
+            if not self.root.exists():
+                return
+            time.sleep(0.05)
 
     def read_file(self, rel: str, *, max_bytes: int = MAX_READ_BYTES) -> bytes:
         """A plain file's bytes. Never follows a symbolic link in the last part of the

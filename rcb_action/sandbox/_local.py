@@ -306,8 +306,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
 
     def cleanup(self) -> None:
         self.kill_all()
-        self.files.unmount_all()
-        shutil.rmtree(self.workspace, ignore_errors=True)
+        self.files.close()
         with self._lock:
             uid, self.uid = self.uid, None
         if uid is not None:
