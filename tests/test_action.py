@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,6 +137,12 @@ def base_report(warm: Warm, lower_by: float) -> dict:
     return base
 
 
+def canonical(pin: str) -> str:
+    """``Name==1.0`` with the name normalized as pip compares names."""
+    name, _, rest = pin.partition("==")
+    return f"{re.sub(r'[-_.]+', '-', name).lower()}=={rest}"
+
+
 def comment_row(body: str, model: str) -> str:
     return next(line for line in body.splitlines() if line.startswith(f"| {model} |"))
 
@@ -206,6 +215,48 @@ def test_a_push_gets_a_summary_and_no_comment(tmp_path, warm):
         papers = run.step("Where the papers are cached").outputs
         assert papers["key"].startswith("rcb-papers-") and papers["dir"].endswith("/papers")
         assert run.step("Are all the papers cached now").outputs == {"complete": "true"}
+
+
+@pytest.mark.slow
+def test_rcb_runs_from_its_own_venv_and_leaves_the_jobs_python_alone(tmp_path, warm):
+    """With setup-python's interpreter (``update-environment: false``; here a bare venv
+    that has nothing installed), the Action builds a venv under RUNNER_TEMP from the
+    hash-pinned lock, every later step runs that venv's rcb, and the interpreter
+    itself gets nothing."""
+    bare = tmp_path / "setup-python"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    python = bare / "bin" / "python"
+    before = sorted(p.name for p in (bare / "lib").glob("python*/site-packages/*"))
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir()
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        env = {**github_env(tmp_path, gh, pull=None), "RUNNER_TEMP": str(runner_temp)}
+        env = {**env, "RCB_CACHE_DIR": str(tmp_path / "rcb-cache")}
+        run = run_action(
+            ROOT, inputs_for(warm, tmp_path), env, tmp_path, token=TOKEN,
+            uses_outputs={"python": {"python-path": str(python)}},
+        )  # fmt: skip
+    assert run.exit_code == 0, run.log
+    venv = runner_temp / "rcb-venv"
+    assert run.step("Install rcb").outputs["rcb"] == str(venv / "bin" / "rcb")
+    key = run.step("Where rcb is installed").outputs["key"]
+    assert key.startswith("rcb-pip-") and key.split("-")[3] == platform.python_version()
+    assert "reference" in (tmp_path / "summary.md").read_text()
+    frozen = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "freeze", "--exclude-editable"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    lock = (ROOT / "requirements" / "action.txt").read_text()
+    pins = {canonical(line.split()[0]) for line in lock.splitlines() if "==" in line}
+    installed = {canonical(line) for line in frozen.split() if "==" in line}
+    # Exactly the lock (its build tools need not stay), and rcb itself from this checkout.
+    assert installed <= pins
+    assert [line for line in frozen.splitlines() if "==" not in line] == [
+        f"rcb @ {ROOT.resolve().as_uri()}"
+    ]
+    assert pins - installed <= {p for p in pins if p.startswith(("setuptools==", "wheel=="))}
+    assert sorted(p.name for p in (bare / "lib").glob("python*/site-packages/*")) == before
 
 
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):

@@ -9,7 +9,8 @@ step, and a stop at the first failing step. ``uses:`` steps (actions/setup-pytho
 actions/cache) are skipped: the test's Python is already set up, and a cache is a
 miss (its outputs are empty). ``if:`` is evaluated for conditions joined by ``&&``
 of ``!cancelled()`` (true: a run stops at its first failure) and
-``steps.<id>.outputs.<name> == | != '<text>'``. Anything else in action.yml (other
+``steps.<id>.outputs.<name> == | != '<text>'``. A test may give a ``uses:`` step's
+outputs. Anything else in action.yml (other
 conditions, other expressions) fails loudly, so the Action stays runnable this way.
 """
 
@@ -122,8 +123,11 @@ def run_action(
     cwd: Path,
     *,
     token: str = "",
+    uses_outputs: dict[str, dict[str, str]] | None = None,
 ) -> ActionRun:
-    """Run ``action_dir/action.yml``'s steps as the runner would; ``token`` is ``github.token``."""
+    """Run ``action_dir/action.yml``'s steps as the runner would; ``token`` is ``github.token``.
+    ``uses_outputs`` gives a skipped ``uses:`` step's outputs by its id (e.g. the
+    interpreter setup-python would have installed)."""
     spec = yaml.safe_load((action_dir / "action.yml").read_text(encoding="utf-8"))
     declared = spec["inputs"]
     unknown = set(inputs) - set(declared)
@@ -149,7 +153,7 @@ def run_action(
         if "uses" in step:
             runs.append(StepRun(name, None))
             if step.get("id"):
-                context["steps"][step["id"]] = {}
+                context["steps"][step["id"]] = dict((uses_outputs or {}).get(step["id"], {}))
             continue
         script = step["run"]
         assert "${{" not in script, f"{name}: template text inside shell code"

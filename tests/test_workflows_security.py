@@ -293,6 +293,28 @@ def test_action_pins_its_actions():
     assert unpinned_actions("action.yml", yaml.safe_load(text), text) == []
 
 
+def test_action_installs_into_its_own_venv_from_the_lock():
+    """setup-python leaves the job's environment alone, every pip install is hash-checked
+    wheels (or rcb itself, with no dependencies), and no step but Install runs pip."""
+    steps = yaml.safe_load(ACTION.read_text())["runs"]["steps"]
+    setup = [s for s in steps if str(s.get("uses", "")).startswith("actions/setup-python@")]
+    assert [s["with"].get("update-environment") for s in setup] == [False]
+    installs = []
+    for step in steps:
+        script = re.sub(r"\\\n\s*", " ", str(step.get("run", "")))
+        for line in script.splitlines():
+            line = " ".join(line.split())
+            if not line.startswith("#") and re.search(r"\bpip\b.*\binstall\b|\bpip\[@\]", line):
+                installs.append((step["name"], line))
+    pip_installs = [(name, line) for name, line in installs if " install " in line]
+    assert [name for name, _ in pip_installs] == ["Install rcb"] * 2
+    for _, line in pip_installs:
+        assert "--no-deps" in line, line
+        assert "--require-hashes --only-binary=:all:" in line or line.endswith(
+            '--no-build-isolation "$GITHUB_ACTION_PATH"'
+        ), line
+
+
 def test_allowed_writes_are_all_used():
     """The allowlist names only jobs that exist and scopes they hold."""
     workflows = {wf.name: wf for wf in map(load, WORKFLOWS)}
