@@ -1,7 +1,8 @@
-"""A small fake of OpenAI's Files and Batch API on 127.0.0.1, a test double for the
-network: the calls litellm's ``create_file``, ``create_batch``, ``retrieve_batch`` and
-``file_content`` make for ``openai/`` models. The requests of a batch are answered by a
-function of the prompt text when the test completes the batch. Use it as a context
+"""A small fake of OpenAI's chat completions, Files and Batch API on 127.0.0.1, a test
+double for the network: the calls litellm's ``completion``, ``create_file``,
+``create_batch``, ``retrieve_batch`` and ``file_content`` make for ``openai/`` models.
+A chat completion is answered at once, and the requests of a batch when the test
+completes the batch, each by a function of the prompt text. Use it as a context
 manager; point litellm at it with ``OPENAI_BASE_URL=fake.url`` (and any API key)::
 
     with FakeOpenAI(answer=lambda text: "...") as fake:
@@ -58,30 +59,39 @@ class FakeOpenAI:
                 if batch["status"] == "in_progress":
                     self._complete(batch)
 
+    @property
+    def chat_calls(self) -> int:
+        """Chat completions asked for one at a time (not through a batch)."""
+        return sum(1 for call in self.calls if call == ("POST", "/v1/chat/completions"))
+
+    def completion(self, request: dict[str, Any], completion_id: str) -> dict[str, Any]:
+        """A chat completion answering ``request`` (a chat completions request body)."""
+        text = "".join(str(m["content"]) for m in request["messages"])
+        answer = self.answer(text)
+        return {
+            "id": completion_id,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": answer},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": len(text) // 4 + 1,
+                "completion_tokens": len(answer) // 4 + 1,
+                "total_tokens": len(text) // 4 + len(answer) // 4 + 2,
+            },
+        }
+
     def _complete(self, batch: dict[str, Any]) -> None:
         lines = []
         for line in self.files[batch["input_file_id"]].decode().splitlines():
             request = json.loads(line)
-            text = "".join(str(m["content"]) for m in request["body"]["messages"])
-            answer = self.answer(text)
-            body = {
-                "id": f"chatcmpl-{request['custom_id'][:8]}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": request["body"]["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": answer},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": len(text) // 4 + 1,
-                    "completion_tokens": len(answer) // 4 + 1,
-                    "total_tokens": len(text) // 4 + len(answer) // 4 + 2,
-                },
-            }
+            body = self.completion(request["body"], f"chatcmpl-{request['custom_id'][:8]}")
             lines.append(
                 json.dumps(
                     {
@@ -164,6 +174,10 @@ class FakeOpenAI:
                                 "status": "processed",
                             },
                         )
+                        return
+                    if path == "/v1/chat/completions":
+                        request = json.loads(data)
+                        self._send(200, fake.completion(request, f"chatcmpl-{len(fake.calls)}"))
                         return
                     if path == "/v1/batches":
                         request = json.loads(data)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_TASKS, ROOT, fenced, write_replay
 from fake_github import FakeGitHub
+from fake_openai import FakeOpenAI
 from test_action_runner import ActionRun, run_action
 
 from rcb_action.cli import main
@@ -257,6 +258,57 @@ def test_rcb_runs_from_its_own_venv_and_leaves_the_jobs_python_alone(tmp_path, w
     ]
     assert pins - installed <= {p for p in pins if p.startswith(("setuptools==", "wheel=="))}
     assert sorted(p.name for p in (bare / "lib").glob("python*/site-packages/*")) == before
+
+
+@pytest.mark.slow
+def test_a_rerun_of_unchanged_work_restores_the_results_and_calls_no_model(tmp_path, warm):
+    """The results folder is cached per evaluation: a second run on a fresh runner
+    restores it and makes no model call; a changed task is another evaluation."""
+    cache = tmp_path / "actions-cache"
+    cache.mkdir()
+    tasks = tmp_path / "tasks"
+    for name in ("toy", "_envs"):
+        shutil.copytree(FIXTURE_TASKS / name, tasks / name)
+
+    def one_run(name: str, fake: FakeOpenAI, gh: FakeGitHub) -> ActionRun:
+        workdir = tmp_path / name
+        workdir.mkdir()
+        env = {**github_env(workdir, gh, pull=None), "RCB_CACHE_DIR": str(tmp_path / "rcb-cache")}
+        env |= {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.url, "GITHUB_RUN_ID": name}
+        inputs = inputs_for(warm, workdir, models="openai/gpt-4o-mini")
+        inputs |= {"results-dir": "results", "tasks-dir": str(tasks)}
+        return run_action(ROOT, inputs, env, workdir, token=TOKEN, cache=cache)
+
+    with FakeOpenAI(lambda text: fenced("y = a * x")) as fake, FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        first = one_run("first", fake, gh)
+        assert first.exit_code == 0, first.log
+        calls = fake.chat_calls
+        assert calls == 5  # the toy task's five snippets, one sample each
+        assert first.step("Evaluate").outputs["new-records"] == "5"
+        assert first.step("Save the results").ran
+        prefix = first.step("Where the results are cached").outputs["prefix"]
+        assert [e.name for e in cache.iterdir() if e.name.startswith(prefix)] == [
+            prefix + "first-1"
+        ]
+
+        second = one_run("second", fake, gh)
+        assert second.exit_code == 0, second.log
+        assert fake.chat_calls == calls, "the second run called the model again"
+        assert second.step("Restore the results").outputs["cache-matched-key"] == prefix + "first-1"
+        assert "nothing to do" in second.step("Evaluate").stderr
+        assert second.step("Evaluate").outputs["new-records"] == "0"
+        assert not second.step("Save the results").ran
+        assert second.outputs["scaled-pass-rate"] == first.outputs["scaled-pass-rate"]
+
+        # An edited task is another benchmark: another prefix, nothing restored, scored again.
+        yaml_path = tasks / "toy" / "task.yaml"
+        yaml_path.write_text(yaml_path.read_text() + "\n# edited\n")
+        third = one_run("third", fake, gh)
+        assert third.exit_code == 0, third.log
+        assert third.step("Where the results are cached").outputs["prefix"] != prefix
+        assert third.step("Restore the results").outputs == {}
+        assert fake.chat_calls == calls + 5
 
 
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):

@@ -7,7 +7,8 @@ values and outputs, each ``run:`` step written to a file and run with
 ``bash --noprofile --norc -eo pipefail``, a fresh ``GITHUB_OUTPUT`` file per
 step, and a stop at the first failing step. ``uses:`` steps (actions/setup-python,
 actions/cache) are skipped: the test's Python is already set up, and a cache is a
-miss (its outputs are empty). ``if:`` is evaluated for conditions joined by ``&&``
+miss (its outputs are empty), unless the test gives a cache folder: then the cache
+steps restore and save there. ``if:`` is evaluated for conditions joined by ``&&``
 of ``!cancelled()`` (true: a run stops at its first failure) and
 ``steps.<id>.outputs.<name> == | != '<text>'``. A test may give a ``uses:`` step's
 outputs. Anything else in action.yml (other
@@ -17,6 +18,7 @@ conditions, other expressions) fails loudly, so the Action stays runnable this w
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,10 +126,13 @@ def run_action(
     *,
     token: str = "",
     uses_outputs: dict[str, dict[str, str]] | None = None,
+    cache: Path | None = None,
 ) -> ActionRun:
     """Run ``action_dir/action.yml``'s steps as the runner would; ``token`` is ``github.token``.
     ``uses_outputs`` gives a skipped ``uses:`` step's outputs by its id (e.g. the
-    interpreter setup-python would have installed)."""
+    interpreter setup-python would have installed). With ``cache``, a folder that
+    outlives the run, actions/cache's restore and save steps work (see
+    :func:`cache_step`)."""
     spec = yaml.safe_load((action_dir / "action.yml").read_text(encoding="utf-8"))
     declared = spec["inputs"]
     unknown = set(inputs) - set(declared)
@@ -149,6 +154,13 @@ def run_action(
         name = step.get("name", f"step {index}")
         if "if" in step and not condition(str(step["if"]), context):
             runs.append(StepRun(name, None))
+            continue
+        if "uses" in step and cache is not None and str(step["uses"]).startswith("actions/cache/"):
+            given = {k: render(str(v), context) for k, v in (step.get("with") or {}).items()}
+            outputs = cache_step(str(step["uses"]), given, cache, cwd)
+            runs.append(StepRun(name, 0, outputs=outputs))
+            if step.get("id"):
+                context["steps"][step["id"]] = outputs
             continue
         if "uses" in step:
             runs.append(StepRun(name, None))
@@ -185,6 +197,34 @@ def run_action(
             break
     outputs = {name: render(str(meta["value"]), context) for name, meta in spec["outputs"].items()}
     return ActionRun(exit_code, runs, outputs)
+
+
+def cache_step(uses: str, given: dict[str, str], cache: Path, cwd: Path) -> dict[str, str]:
+    """actions/cache/restore and save on a local folder, as GitHub's cache behaves: an
+    entry is written once per key and never changed; a restore takes the exact key, else
+    the newest entry whose key starts with one of ``restore-keys`` (in their order), and
+    says ``cache-hit`` only for the exact key."""
+    path = cwd / given["path"]
+    key = given["key"]
+    if uses.startswith("actions/cache/save@"):
+        entry = cache / key
+        if not entry.exists() and path.exists():
+            shutil.copytree(path, entry / "data")
+        return {}
+    assert uses.startswith("actions/cache/restore@"), uses
+    found = key if (cache / key).exists() else ""
+    for prefix in [] if found else given.get("restore-keys", "").split():
+        matches = sorted(
+            (e for e in cache.iterdir() if e.name.startswith(prefix)),
+            key=lambda e: e.stat().st_mtime_ns,
+        )
+        if matches:
+            found = matches[-1].name
+            break
+    if not found:
+        return {}
+    shutil.copytree(cache / found / "data", path, dirs_exist_ok=True)
+    return {"cache-hit": "true" if found == key else "false", "cache-matched-key": found}
 
 
 def test_output_file_forms(tmp_path):

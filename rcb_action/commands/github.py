@@ -64,6 +64,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_evaluate)
 
     p = sub.add_parser(
+        "cache-key",
+        help="the cache key prefix of the Action's results folder for these inputs",
+        description="Set the output 'prefix': rcb-results-<run>-<tasks>-, a hash of the rcb "
+        "version, the models (a replay file by its content), the registry files, samples, paper "
+        "and shard, then of each selected task's hash; and 'key', the prefix with this run's id "
+        "(GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT). A run restores the newest results saved under its "
+        "prefix, so an unchanged evaluation makes no model call. Never fails the job: a problem "
+        "is a warning and no output (the evaluate step reports it).",
+    )
+    p.add_argument("--models", default="reference")
+    p.add_argument("--tasks", default="")
+    p.add_argument("--samples", default="1")
+    p.add_argument("--paper", default="with")
+    p.add_argument("--shard", default="")
+    p.add_argument("--tasks-dir", default="")
+    p.add_argument("--registry", default="")
+    p.set_defaults(handler=run_cache_key)
+
+    p = sub.add_parser(
         "inputs",
         help="check the Action's mode, comment, shard, pr-number and run-id inputs",
         description="Check the inputs that decide what the Action's run does, before anything "
@@ -271,6 +290,29 @@ def run_inputs(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_cache_key(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
+    from rcb_action.github import ActionInputs, results_cache_key, set_outputs
+
+    inputs = ActionInputs(
+        models=args.models,
+        tasks=args.tasks,
+        samples=args.samples,
+        paper=args.paper,
+        shard=args.shard,
+        tasks_dir=args.tasks_dir,
+        registry=args.registry,
+    )
+    try:
+        prefix = results_cache_key(inputs)
+    except RcbError as exc:
+        _warn(f"the results are not cached: {exc}")
+        return 0
+    run = f"{os.environ.get('GITHUB_RUN_ID', 'local')}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+    set_outputs({"prefix": prefix, "key": prefix + run})
+    return 0
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     from rcb_action.github import ActionInputs, headline_score, run_evaluate, set_outputs
 
@@ -294,7 +336,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         ),
         shards=args.shards,
     )
-    outputs = {"notes": "\n".join(outcome.notes)}
+    outputs = {"notes": "\n".join(outcome.notes), "new-records": str(outcome.new_records)}
     if outcome.report is not None and outcome.report_path is not None:
         outputs |= {
             "scaled-pass-rate": headline_score(outcome.report, outcome.models),

@@ -16,6 +16,7 @@ from rcb_action.github._action import (
     evaluate_config,
     fork_pull_request,
     headline_score,
+    results_cache_key,
     run_evaluate,
     run_merge,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "render_summary",
     "render_verdict",
     "report_from_zip",
+    "results_cache_key",
     "run_evaluate",
     "run_merge",
     "score_table",

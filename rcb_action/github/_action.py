@@ -109,6 +109,8 @@ class EvaluateOutcome:
     report_path: Path | None = None
     models: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Attempts this run recorded (0: everything was in the results folder already).
+    new_records: int = 0
 
 
 def _positive_int(name: str, value: str, what: str = "a whole number") -> int:
@@ -373,7 +375,58 @@ def run_evaluate(inputs: ActionInputs, *, shards: Path | None = None) -> Evaluat
         report_path=report_path,
         models=names,
         notes=notes,
+        new_records=run.summary.done,
     )
+
+
+def results_cache_key(inputs: ActionInputs) -> str:
+    """The prefix under which the Action caches the results folder of this evaluation:
+    ``rcb-results-<run>-<tasks>-``, where ``<run>`` hashes the rcb version, the models
+    (a replay file by its content), the registry files' content, samples, paper and
+    shard, and ``<tasks>`` each selected task's hash. Each run that records something
+    saves under the prefix and its own run id; a later run restores the newest entry
+    with the prefix, so an unchanged evaluation makes no model call and no test run,
+    and anything else gets another prefix (a results folder never mixes benchmarks).
+
+    Raises:
+        RcbError: an input is malformed, a replay or registry file is unreadable, or a
+            task does not load.
+    """
+    import hashlib
+    import json
+
+    from rcb_action import __version__
+    from rcb_action.tasks import load_tasks, resolve_tasks_dir
+
+    config = evaluate_config(inputs)
+
+    def digest(path: Path, what: str) -> str:
+        try:
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise RcbError(f"input '{what}': {path}: {exc.strerror}") from None
+
+    models = [
+        f"replay:{digest(Path(spec.removeprefix('replay:')), 'models')}"
+        if spec.startswith("replay:")
+        else spec
+        for spec in config.models
+    ]
+    run = {
+        "rcb": __version__,
+        "models": models,
+        "registry": [digest(path, "registry") for path in config.registry_files],
+        "samples": config.samples,
+        "paper": config.paper,
+        "shard": inputs.shard.strip(),
+    }
+    tasks = load_tasks(resolve_tasks_dir(config.tasks_dir), config.tasks)
+    shas = {task.id: task.sha for task in tasks}
+
+    def short(value: object) -> str:
+        return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+    return f"rcb-results-{short(run)}-{short(shas)}-"
 
 
 def shard_folders(shards: Path) -> list[Path]:
