@@ -58,6 +58,13 @@ from rcb_action.github._plan import (
     plan_evaluation,
     split_list,
 )
+from rcb_action.github._release import (
+    changelog_notes,
+    check_release,
+    thin_action,
+    version_of_tag,
+    write_action_repository,
+)
 from rcb_action.github._submissions import (
     COMPLETIONS_FILE,
     MODEL_FILE,
@@ -108,6 +115,8 @@ __all__ = [
     "build_verdict",
     "carries_marker",
     "changed_files",
+    "changelog_notes",
+    "check_release",
     "check_submission",
     "check_submissions",
     "classify_changes",
@@ -136,8 +145,11 @@ __all__ = [
     "set_outputs",
     "split_list",
     "strip_markers",
+    "thin_action",
     "token_author",
     "upsert_comment",
+    "version_of_tag",
     "workspace_path",
+    "write_action_repository",
     "write_verdict",
 ]
