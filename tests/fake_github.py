@@ -8,6 +8,8 @@ previous pages), and it answers an artifact download with a 302 to another host 
 second listener, ``blob_url``, that refuses a request carrying the API token, as blob
 storage does). ``compare/BASE...HEAD`` names the merge base a test set with
 ``set_merge_base`` (default ``DEFAULT_MERGE_BASE``, the base every pull request names).
+It also keeps Git data (refs, trees, commits, annotated tags: ``add_tag``) and releases
+with their assets, uploaded to an ``upload_url`` on the same host, for the release steps.
 The token is a ``GITHUB_TOKEN`` by default: comments are written by
 ``github-actions[bot]`` and ``GET /user`` is refused; set ``token_login`` for a
 personal token. Use it as a context manager::
@@ -30,6 +32,13 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
+
+
+def _sha(*parts: str) -> str:
+    """A Git-like object id: the same content gives the same id."""
+    import hashlib
+
+    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
 
 
 @dataclass
@@ -66,6 +75,12 @@ class _Repo:
     blobs: dict[int, bytes] = field(default_factory=dict)
     # (base, head) -> the merge base's sha; None: no common ancestor (a 404, as on GitHub).
     merge_bases: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # Git data: refs ("tags/v1", "heads/main") -> sha; commits, trees and annotated tags.
+    refs: dict[str, str] = field(default_factory=dict)
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    releases: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # release id -> its assets, each with the uploaded bytes under "data".
+    assets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 class FakeGitHub:
@@ -135,6 +150,26 @@ class FakeGitHub:
         """What ``compare/{base}...{head}`` names as the merge base; None: no common
         ancestor (GitHub answers 404)."""
         self.repos[full_name].merge_bases[(base, head)] = sha
+
+    def add_tag(self, full_name: str, tag: str, sha: str, *, annotated: bool = False) -> None:
+        """A tag at commit ``sha``: a lightweight ref, or one naming an annotated tag object."""
+        repo = self.repos[full_name]
+        if annotated:
+            tag_sha = _sha("tag", tag, sha)
+            repo.objects[tag_sha] = {
+                "sha": tag_sha,
+                "tag": tag,
+                "object": {"sha": sha, "type": "commit"},
+            }
+            repo.refs[f"tags/{tag}"] = tag_sha
+        else:
+            repo.refs[f"tags/{tag}"] = sha
+
+    def tree_of(self, full_name: str, ref: str) -> dict[str, str]:
+        """path -> content of the tree of the commit ``ref`` names (e.g. ``heads/main``)."""
+        repo = self.repos[full_name]
+        commit = repo.objects[repo.refs[ref]]
+        return {e["path"]: e["content"] for e in repo.objects[commit["tree"]["sha"]]["tree"]}
 
     def add_comment(self, full_name: str, number: int, body: str, *, login: str) -> int:
         """A comment written by someone else (``login``): the fake refuses to edit it."""
@@ -309,6 +344,8 @@ class FakeGitHub:
         rest = m[3] or ""
         if rest == "" and method == "GET":
             return 200, self._repo_json(repo)
+        if rest.startswith(("/git/", "/releases")):
+            return self._git_route(repo, method, rest, query, body)
         if rest == "/actions/artifacts" and method == "GET":
             wanted = query.get("name", [None])[0]
             found = [
@@ -399,6 +436,137 @@ class FakeGitHub:
                 return 204, None
         return 404, {"message": "Not Found"}
 
+    def _ref_json(self, repo: _Repo, ref: str) -> dict[str, Any]:
+        sha = repo.refs[ref]
+        kind = "tag" if repo.objects.get(sha, {}).get("tag") else "commit"
+        return {
+            "ref": f"refs/{ref}",
+            "url": f"{self.url}/repos/{repo.owner}/{repo.name}/git/refs/{ref}",
+            "object": {"sha": sha, "type": kind},
+        }
+
+    def _release_json(self, repo: _Repo, release: dict[str, Any]) -> dict[str, Any]:
+        base = f"{self.url}/repos/{repo.owner}/{repo.name}/releases/{release['id']}"
+        upload = f"{self.url}/_uploads/repos/{repo.owner}/{repo.name}/releases/{release['id']}"
+        return {
+            **release,
+            "url": base,
+            "assets_url": f"{base}/assets",
+            "upload_url": f"{upload}/assets{{?name,label}}",
+            "assets": [self._asset_json(a) for a in repo.assets.get(release["id"], [])],
+        }
+
+    @staticmethod
+    def _asset_json(asset: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in asset.items() if k != "data"}
+
+    def _git_route(
+        self, repo: _Repo, method: str, rest: str, query: dict[str, list[str]], body: Any
+    ) -> tuple[int, Any]:
+        """Refs, trees, commits, annotated tags, releases and their assets."""
+        full = f"{repo.owner}/{repo.name}"
+        ref = re.fullmatch(r"/git/refs?/(.+)", rest)
+        if ref and method == "GET":
+            name = unquote(ref[1])
+            if name not in repo.refs:
+                return 404, {"message": "Not Found"}
+            return 200, self._ref_json(repo, name)
+        if rest == "/git/refs" and method == "POST":
+            name = body["ref"].removeprefix("refs/")
+            if name in repo.refs:
+                return 422, {"message": "Reference already exists"}
+            repo.refs[name] = body["sha"]
+            return 201, self._ref_json(repo, name)
+        if ref and method == "PATCH":
+            name = unquote(ref[1])
+            if name not in repo.refs:
+                return 422, {"message": "Reference does not exist"}
+            repo.refs[name] = body["sha"]
+            return 200, self._ref_json(repo, name)
+        if rest == "/git/trees" and method == "POST":
+            entries = sorted(body["tree"], key=lambda e: e["path"])
+            sha = _sha("tree", json.dumps(entries, sort_keys=True))
+            repo.objects[sha] = {"sha": sha, "tree": entries}
+            return 201, {
+                "sha": sha,
+                "url": f"{self.url}/repos/{full}/git/trees/{sha}",
+                "tree": [{k: v for k, v in e.items() if k != "content"} for e in entries],
+            }
+        if rest == "/git/commits" and method == "POST":
+            sha = _sha("commit", body["tree"], *body.get("parents", []), body["message"])
+            repo.objects[sha] = {
+                "sha": sha,
+                "url": f"{self.url}/repos/{full}/git/commits/{sha}",
+                "message": body["message"],
+                "tree": {
+                    "sha": body["tree"],
+                    "url": f"{self.url}/repos/{full}/git/trees/{body['tree']}",
+                },
+                "parents": [{"sha": p} for p in body.get("parents", [])],
+            }
+            return 201, repo.objects[sha]
+        obj = re.fullmatch(r"/git/(commits|tags)/([0-9a-f]{40})", rest)
+        if obj and method == "GET":
+            found = repo.objects.get(obj[2])
+            if found is None or ("tag" in found) != (obj[1] == "tags"):
+                return 404, {"message": "Not Found"}
+            return 200, found
+        tagged = re.fullmatch(r"/releases/tags/(.+)", rest)
+        if tagged and method == "GET":
+            for release in repo.releases.values():
+                if release["tag_name"] == unquote(tagged[1]):
+                    return 200, self._release_json(repo, release)
+            return 404, {"message": "Not Found"}
+        if rest == "/releases" and method == "POST":
+            if f"tags/{body['tag_name']}" not in repo.refs:
+                return 422, {"message": "tag_name is not a tag of this repository"}
+            if any(r["tag_name"] == body["tag_name"] for r in repo.releases.values()):
+                return 422, {"message": "Release already exists"}
+            release_id = self._new_id()
+            repo.releases[release_id] = {
+                "id": release_id,
+                "tag_name": body["tag_name"],
+                "name": body.get("name", ""),
+                "body": body.get("body", ""),
+                "draft": body.get("draft", False),
+                "prerelease": body.get("prerelease", False),
+            }
+            return 201, self._release_json(repo, repo.releases[release_id])
+        one = re.fullmatch(r"/releases/(\d+)(/assets)?", rest)
+        if one and int(one[1]) in repo.releases:
+            release = repo.releases[int(one[1])]
+            if one[2] and method == "GET":
+                assets = [self._asset_json(a) for a in repo.assets.get(release["id"], [])]
+                return self._paged(f"/repos/{full}{rest}", query, assets)
+            if method == "PATCH":
+                release.update({k: v for k, v in body.items() if k in ("name", "body", "tag_name")})
+                return 200, self._release_json(repo, release)
+            if method == "GET":
+                return 200, self._release_json(repo, release)
+        return 404, {"message": "Not Found"}
+
+    def _upload(self, path: str, query: dict[str, list[str]], data: bytes) -> tuple[int, Any]:
+        """A release asset's bytes, posted to the release's ``upload_url``."""
+        um = re.fullmatch(r"/_uploads/repos/([^/]+)/([^/]+)/releases/(\d+)/assets", path)
+        repo = self.repos.get(f"{um[1]}/{um[2]}") if um else None
+        if um is None or repo is None or int(um[3]) not in repo.releases:
+            return 404, {"message": "Not Found"}
+        if self.refuse_writes:
+            return 403, {"message": "Resource not accessible by integration"}
+        name = query.get("name", [""])[0]
+        assets = repo.assets.setdefault(int(um[3]), [])
+        if any(a["name"] == name for a in assets):
+            return 422, {"message": "already_exists"}
+        asset = {
+            "id": self._new_id(),
+            "name": name,
+            "size": len(data),
+            "state": "uploaded",
+            "data": data,
+        }
+        assets.append(asset)
+        return 201, self._asset_json(asset)
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
@@ -413,11 +581,15 @@ class FakeGitHub:
                     path = path[len("/api/v3") :]
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                body = json.loads(raw) if raw else None
                 query = parse_qs(parsed.query)
+                uploading = path.startswith("/_uploads/")
+                body = None if uploading or not raw else json.loads(raw)
                 with fake._lock:
                     fake.calls.append(Call(self.command, path, query, body))
-                status, payload = fake._route(self.command, path, query, body)
+                if uploading:
+                    status, payload = fake._upload(path, query, raw)
+                else:
+                    status, payload = fake._route(self.command, path, query, body)
                 headers = {"Content-Type": "application/json"}
                 if isinstance(payload, _Raw):
                     data = payload.body

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,92 @@ def test_the_thin_action_repository_runs_the_pinned_release(tmp_path, cli):
         assert run.exit_code == 2
         assert "sha256 mismatch" in run.steps[0].stdout
         assert [s.name for s in run.steps if s.ran] == [run.steps[0].name]
+
+
+def small_sdist(tmp_path: Path, version: str) -> Path:
+    """A stand-in rcb-X.Y.Z.tar.gz holding what the thin repository checks for."""
+    root = tmp_path / "sd" / f"rcb-{version}"
+    for name in ("action.yml", "requirements/action.txt", "tasks/README.md", "LICENSE"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name)
+    path = tmp_path / f"rcb-{version}.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        archive.add(root, arcname=root.name)
+    return path
+
+
+def test_publish_makes_the_release_once_and_moves_the_major_tag(tmp_path, cli, monkeypatch):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    (dist / f"rcb-{__version__}.tar.gz").write_bytes(b"sdist bytes")
+    (dist / f"rcb-{__version__}-py3-none-any.whl").write_bytes(b"wheel bytes")
+    commit = "c" * 40
+    tag = f"v{__version__}"
+    with FakeGitHub() as gh:
+        gh.add_repo("rcb/rcb")
+        gh.add_tag("rcb/rcb", tag, commit, annotated=True)
+        gh.add_tag("rcb/rcb", "v0", "b" * 40)  # the previous release's
+        monkeypatch.setenv("GITHUB_API_URL", gh.url)
+        monkeypatch.setenv("GITHUB_TOKEN", "ghs_release")
+        monkeypatch.setenv("GITHUB_REPOSITORY", "rcb/rcb")
+        for _ in range(2):  # a rerun uploads nothing twice
+            code, _, err = cli("release", "publish", "--tag", tag, "--dist", dist, "--root", ROOT)
+            assert code == 0, err
+        repo = gh.repos["rcb/rcb"]
+        [release] = repo.releases.values()
+        assert release["name"] == f"rcb {__version__}"
+        notes = changelog_notes((ROOT / "CHANGELOG.md").read_text(), __version__)
+        assert release["body"].strip() == notes.strip()
+        uploaded = {a["name"]: a["data"] for a in repo.assets[release["id"]]}
+        assert uploaded == {p.name: p.read_bytes() for p in dist.iterdir()}
+        assert repo.refs[f"tags/v{__version__.split('.')[0]}"] == commit
+        assert repo.refs[f"tags/{tag}"] != commit  # the annotated tag itself is untouched
+
+        code, _, err = cli("release", "publish", "--tag", "v9.9.9", "--dist", dist)
+        assert code == 2 and "CHANGELOG.md: no section '## [9.9.9]" in err
+
+
+def test_push_action_commits_exactly_the_thin_files_and_tags_them(tmp_path, cli, monkeypatch):
+    version = "1.4.0"
+    thin = tmp_path / "thin"
+    code, _, err = cli(
+        "release", "action", "--sdist", small_sdist(tmp_path, version), "--out", thin,
+        "--root", ROOT,
+    )  # fmt: skip
+    assert code == 0, err
+    with FakeGitHub() as gh:
+        gh.add_repo("rcb/evaluate")
+        # What the repository held before: an old release, and a stray workflow file.
+        gh.repos["rcb/evaluate"].refs["heads/main"] = "e" * 40
+        gh.repos["rcb/evaluate"].objects["e" * 40] = {
+            "sha": "e" * 40, "message": "old", "parents": [],
+            "tree": {"sha": "f" * 40, "url": ""},
+        }  # fmt: skip
+        gh.repos["rcb/evaluate"].objects["f" * 40] = {
+            "sha": "f" * 40, "tree": [{"path": ".github/workflows/x.yml", "content": "on: push"}],
+        }  # fmt: skip
+        gh.add_tag("rcb/evaluate", "v1", "e" * 40)
+        monkeypatch.setenv("GITHUB_API_URL", gh.url)
+        monkeypatch.delenv("RCB_ACTION_REPO_TOKEN", raising=False)
+        command = ("release", "push-action", "--tag", f"v{version}", "--files", thin)
+        code, _, err = cli(*command)
+        assert code == 2 and "RCB_ACTION_REPO_TOKEN is not set" in err
+
+        monkeypatch.setenv("RCB_ACTION_REPO_TOKEN", "ghs_app")
+        code, _, err = cli(*command)
+        assert code == 0, err
+        repo = gh.repos["rcb/evaluate"]
+        head = repo.refs["heads/main"]
+        assert repo.objects[head]["parents"] == [{"sha": "e" * 40}]
+        files = gh.tree_of("rcb/evaluate", "heads/main")
+        assert sorted(files) == ["LICENSE", "README.md", "action.yml"]
+        assert files["action.yml"] == (thin / "action.yml").read_text()
+        assert repo.refs[f"tags/v{version}"] == repo.refs["tags/v1"] == head
+
+        code, _, err = cli(*command)  # a rerun: the same tree, no new commit
+        assert code == 0, err
+        assert repo.refs["heads/main"] == head
+        (thin / "README.md").write_text("changed")  # another tree under the same tag: refused
+        code, _, err = cli(*command)
+        assert code == 2 and f"v{version} exists with other files" in err
+        assert repo.refs["heads/main"] == head  # refused before anything moved

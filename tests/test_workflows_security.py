@@ -41,6 +41,12 @@ ALLOWED_WRITES: dict[tuple[str, str], dict[str, str]] = {
         "contents": "pushes the branch with the updated candidate queue (that file only)",
         "pull-requests": "opens the candidates pull request",
     },
+    ("release.yml", "pypi"): {
+        "id-token": "PyPI's trusted publishing exchanges the job's OIDC token",
+    },
+    ("release.yml", "publish"): {
+        "contents": "creates the GitHub release, attaches the built files, moves the vX tag",
+    },
     ("crawl.yml", "issues"): {
         "issues": "opens one triage issue per candidate when enabled (from the queue file)",
     },
@@ -236,6 +242,7 @@ def test_there_are_workflows_for_each_duty():
     assert {"push", "workflow_dispatch"} <= triggers["evaluate.yml"]
     assert "schedule" in triggers["crawl.yml"]
     assert "schedule" in triggers["validate-all.yml"]
+    assert triggers["release.yml"] == {"push"}
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)

@@ -43,6 +43,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--root", type=Path, default=Path("."), help="the checkout (default: here)")
     p.set_defaults(handler=run_action)
 
+    p = sub.add_parser(
+        "publish",
+        help="the GitHub release with the built files; move the major tag vX",
+        description="Create the GitHub release of --tag in GITHUB_REPOSITORY (GITHUB_TOKEN, "
+        "contents: write) with the tag's CHANGELOG.md section as notes and every file of "
+        "--dist attached, then move the major tag vX to the tag's commit. A rerun updates "
+        "the notes and uploads only what is missing.",
+    )
+    p.add_argument("--tag", required=True, help="vX.Y.Z")
+    p.add_argument("--dist", type=Path, required=True, metavar="DIR", help="the built files")
+    p.add_argument("--root", type=Path, default=Path("."), help="the checkout (default: here)")
+    p.set_defaults(handler=run_publish)
+
+    p = sub.add_parser(
+        "push-action",
+        help="commit the thin action repository's files, tag vX.Y.Z and move vX there",
+        description="Commit exactly the files of --files (from rcb release action) on the "
+        "default branch of --repo, tag the commit --tag and move the major tag vX to it. The "
+        "token is RCB_ACTION_REPO_TOKEN (contents: write on that repository only).",
+    )
+    p.add_argument("--tag", required=True, help="vX.Y.Z")
+    p.add_argument("--files", type=Path, required=True, metavar="DIR")
+    p.add_argument("--repo", default="rcb/evaluate", help="owner/name (default rcb/evaluate)")
+    p.set_defaults(handler=run_push_action)
+
 
 def run_check(args: argparse.Namespace) -> int:
     from rcb_action.github import check_release, set_outputs
@@ -65,4 +90,49 @@ def run_action(args: argparse.Namespace) -> int:
 
     for path in write_action_repository(args.root, args.sdist, args.out):
         print(f"rcb: wrote {path}", file=sys.stderr)
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from rcb_action.errors import RcbError
+    from rcb_action.github import (
+        GitHubContext,
+        changelog_notes,
+        github_client,
+        publish_release,
+        version_of_tag,
+    )
+
+    context = GitHubContext.from_env()
+    if not context.repository:
+        raise RcbError("GITHUB_REPOSITORY is not set: the repository to release in (owner/name)")
+    assets = sorted(p for p in args.dist.glob("*") if p.is_file())
+    if not assets:
+        raise RcbError(f"--dist {args.dist}: no built files (python -m build, or the build job)")
+    notes = changelog_notes(
+        (args.root / "CHANGELOG.md").read_text(encoding="utf-8"), version_of_tag(args.tag)
+    )
+    repo = github_client(context).get_repo(context.repository)
+    sha = publish_release(repo, args.tag, notes, assets)
+    print(f"rcb: released {args.tag} in {context.repository} at {sha[:12]}", file=sys.stderr)
+    return 0
+
+
+def run_push_action(args: argparse.Namespace) -> int:
+    import os
+    from dataclasses import replace
+
+    from rcb_action.errors import RcbError
+    from rcb_action.github import GitHubContext, github_client, publish_action_repository
+
+    token = os.environ.get("RCB_ACTION_REPO_TOKEN", "")
+    if not token:
+        raise RcbError(
+            "RCB_ACTION_REPO_TOKEN is not set: a token with contents: write on "
+            f"{args.repo} (the job's own token cannot write to another repository)"
+        )
+    context = replace(GitHubContext.from_env(), token=token)
+    repo = github_client(context).get_repo(args.repo)
+    sha = publish_action_repository(repo, args.tag, args.files)
+    print(f"rcb: {args.repo} at {sha[:12]}, tagged {args.tag}", file=sys.stderr)
     return 0

@@ -61,6 +61,8 @@ from rcb_action.github._plan import (
 from rcb_action.github._release import (
     changelog_notes,
     check_release,
+    publish_action_repository,
+    publish_release,
     thin_action,
     version_of_tag,
     write_action_repository,
@@ -131,6 +133,8 @@ __all__ = [
     "headline_score",
     "load_report",
     "plan_evaluation",
+    "publish_action_repository",
+    "publish_release",
     "pull_base_branch",
     "read_verdict",
     "regressions",

@@ -1,6 +1,7 @@
 """Releases: a ``vX.Y.Z`` tag checked against the package version and the changelog,
-its notes taken from ``CHANGELOG.md``, and the thin action repository (``rcb/evaluate``)
-written for it.
+its notes taken from ``CHANGELOG.md``, the GitHub release with the built files, the
+major tag ``vX`` moved, and the thin action repository (``rcb/evaluate``) written and
+pushed through the API (PyGithub), pinned to that release.
 
 The thin repository holds ``action.yml``, a README and the licence, and no workflow
 (GitHub's Marketplace refuses an action repository with workflow files). Its
@@ -18,8 +19,12 @@ import re
 import shutil
 import tarfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rcb_action.errors import RcbError
+
+if TYPE_CHECKING:
+    from github.Repository import Repository
 
 TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 CHANGELOG = "CHANGELOG.md"
@@ -209,3 +214,109 @@ at [rcb/rcb](https://github.com/rcb/rcb).
         path.write_text(content, encoding="utf-8")
         written.append(path)
     return written
+
+
+def _commit_of(repo: Repository, tag: str) -> str:
+    """The commit a tag names (through an annotated tag's object when it is one).
+
+    Raises:
+        RcbError: the repository has no such tag.
+    """
+    from github import UnknownObjectException
+
+    try:
+        target = repo.get_git_ref(f"tags/{tag}").object
+    except UnknownObjectException:
+        raise RcbError(f"{repo.full_name}: no tag {tag}") from None
+    if target.type == "tag":
+        return str(repo.get_git_tag(target.sha).object.sha)
+    return str(target.sha)
+
+
+def _point(repo: Repository, ref: str, sha: str, *, move: bool) -> None:
+    """Make ``ref`` (e.g. ``tags/v1``) name ``sha``: create it, or move it when ``move``.
+
+    Raises:
+        RcbError: it exists at another commit and may not move (a release tag).
+    """
+    from github import UnknownObjectException
+
+    try:
+        existing = repo.get_git_ref(ref)
+        current = existing.object.sha
+    except UnknownObjectException:
+        repo.create_git_ref(f"refs/{ref}", sha)
+        return
+    if current == sha:
+        return
+    if not move:
+        raise RcbError(f"{repo.full_name}: {ref} exists at {current[:12]}, not {sha[:12]}")
+    existing.edit(sha, force=True)
+
+
+def publish_release(repo: Repository, tag: str, notes: str, assets: list[Path]) -> str:
+    """The GitHub release of ``tag`` with ``notes`` and ``assets`` (created, or brought up
+    to date on a rerun: nothing is uploaded twice), and the major tag ``vX`` moved to
+    the tag's commit. Returns that commit."""
+    from github import UnknownObjectException
+
+    version = version_of_tag(tag)
+    sha = _commit_of(repo, tag)
+    try:
+        release = repo.get_release(tag)
+        release.update_release(name=f"rcb {version}", message=notes)
+    except UnknownObjectException:
+        release = repo.create_git_release(tag, f"rcb {version}", notes)
+    attached = {asset.name for asset in release.get_assets()}
+    for path in assets:
+        if path.name not in attached:
+            release.upload_asset(str(path), name=path.name)
+    _point(repo, f"tags/v{version.split('.')[0]}", sha, move=True)
+    return sha
+
+
+def publish_action_repository(repo: Repository, tag: str, files: Path) -> str:
+    """Commit the thin action repository's files (exactly those: a file left from an
+    earlier release is dropped) on the default branch of ``repo``, tag the commit
+    ``tag`` and move ``vX`` to it. Returns the commit; a rerun of the same release
+    makes the same tree and moves nothing it should not.
+
+    Raises:
+        RcbError: ``tag`` exists there at another commit.
+    """
+    from github import InputGitTreeElement, UnknownObjectException
+
+    version = version_of_tag(tag)
+    elements = [
+        InputGitTreeElement(path.name, "100644", "blob", content=path.read_text(encoding="utf-8"))
+        for path in sorted(files.iterdir())
+        if path.is_file()
+    ]
+    tree = repo.create_git_tree(elements)
+    try:
+        released = repo.get_git_commit(_commit_of(repo, tag))
+    except RcbError:
+        released = None  # not tagged yet
+    if released is not None and released.tree.sha != tree.sha:
+        raise RcbError(
+            f"{repo.full_name}: {tag} exists with other files; a release tag never moves "
+            "(release a new version)"
+        )
+    branch = repo.default_branch
+    try:
+        head = repo.get_git_ref(f"heads/{branch}")
+        parent = repo.get_git_commit(head.object.sha)
+    except UnknownObjectException:
+        head, parent = None, None
+    if parent is not None and parent.tree.sha == tree.sha:
+        sha = str(parent.sha)  # the same files: a rerun, nothing to commit
+    else:
+        commit = repo.create_git_commit(f"rcb {version}", tree, [parent] if parent else [])
+        sha = str(commit.sha)
+        if head is not None:
+            head.edit(sha)
+        else:
+            repo.create_git_ref(f"refs/heads/{branch}", sha)
+    _point(repo, f"tags/{tag}", sha, move=False)
+    _point(repo, f"tags/v{version.split('.')[0]}", sha, move=True)
+    return sha
