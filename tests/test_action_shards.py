@@ -293,7 +293,7 @@ def test_the_recipes_pass_actionlint_and_keep_the_pull_requests_code_away_from_s
     for path in recipes:
         for job in yaml.safe_load(path.read_text())["jobs"].values():
             for step in job["steps"]:
-                if str(step.get("uses", "")).startswith("OWNER/rcb@"):
+                if str(step.get("uses", "")).startswith("rcb/evaluate@"):
                     assert set(step.get("with") or {}) <= set(action["inputs"]), path.name
 
     score, post = load(RECIPES / "rcb-fork-score.yml"), load(RECIPES / "rcb-fork-comment.yml")
@@ -304,6 +304,6 @@ def test_the_recipes_pass_actionlint_and_keep_the_pull_requests_code_away_from_s
     steps = post.jobs["comment"]["steps"]
     # Trusted: nothing of the pull request's is checked out, installed or run.
     assert not [s for s in steps if "checkout" in str(s.get("uses", ""))]
-    action_step = next(s for s in steps if str(s.get("uses", "")).startswith("OWNER/rcb@"))
+    action_step = next(s for s in steps if str(s.get("uses", "")).startswith("rcb/evaluate@"))
     assert action_step["with"]["mode"] == "merge"
     assert action_step["with"]["head-sha"] == "${{ github.event.workflow_run.head_sha }}"

@@ -176,7 +176,7 @@ def test_readme_example_uses_the_actions_real_inputs_and_outputs():
     example = yaml.safe_load(readme_workflow())
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
     steps = example["jobs"]["score"]["steps"]
-    step = next(s for s in steps if str(s.get("uses", "")).endswith("/rcb@v1"))
+    step = next(s for s in steps if str(s.get("uses", "")).startswith("rcb/evaluate@"))
     assert set(step["with"]) <= set(action["inputs"])
     used = set(re.findall(rf"steps\.{step['id']}\.outputs\.([\w-]+)", readme_workflow()))
     assert used and used <= set(action["outputs"])
