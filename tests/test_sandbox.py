@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import signal
+import stat
 import tarfile
 import tempfile
 import time
@@ -13,7 +15,7 @@ import pytest
 from conftest import FIXTURE_TASKS, assert_attempts_are_hidden, resume_to_the_end, run_and_signal
 
 from rcb_action.results import ResultStore
-from rcb_action.sandbox import Limits, get_backend
+from rcb_action.sandbox import Limits, get_backend, host_gpus
 from rcb_action.sandbox import _local as local_module
 from rcb_action.sandbox._base import TRUNCATION_MARKER, SandboxClosedError
 from rcb_action.sandbox._images import PipSettings, _context, env_key
@@ -136,6 +138,64 @@ def test_ctrl_c_on_the_local_backend_leaves_nothing_and_the_run_resumes(tmp_path
     assert code == 130
     assert workspaces() - before == set(), "the interrupted run left its workspaces behind"
     resume_to_the_end(command, out)
+
+
+def test_a_gpu_task_gets_the_hosts_gpu_nodes_and_no_other_task_does(fixture_tasks):
+    """Bubblewrap's /dev has no GPU: the local backend binds the host's device nodes
+    into the sandbox of a task that uses one. A stand-in node (the null device's
+    numbers) under a name of its own plays the GPU."""
+    if os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    node = Path(f"/dev/rcb-test-gpu{os.getpid()}")
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    probe = f"import os, stat; print(stat.S_ISCHR(os.stat({str(node)!r}).st_mode) if os.path.exists({str(node)!r}) else 'absent')"
+    try:
+        plain = load_task(fixture_tasks / "toy")
+        yaml_path = fixture_tasks / "toy" / "task.yaml"
+        yaml_path.write_text(
+            yaml_path.read_text().replace("env: numpy\n", "env: numpy\ngpu: optional\n")
+        )
+        gpu_task = load_task(fixture_tasks / "toy")
+        backend = local_module.LocalBackend(gpus=[str(node)])
+        try:
+            seen = {}
+            for name, task in (("gpu", gpu_task), ("plain", plain)):
+                sandbox = backend.open(task)
+                result = sandbox.exec([sandbox.python, "-c", probe], timeout_s=30)
+                seen[name] = result.stdout.strip()
+        finally:
+            backend.close()
+        assert seen["gpu"] == "True"
+        if backend.confined:  # unconfined, every command sees the host's /dev
+            assert seen["plain"] == "absent"
+    finally:
+        node.unlink()
+
+
+def test_docker_without_the_nvidia_runtime_skips_a_gpu_task_and_says_why(fixture_tasks, cli):
+    docker_module = pytest.importorskip("rcb_action.sandbox._docker")
+    try:
+        backend = docker_module.DockerBackend(gpus=["/dev/nvidia0"])
+    except Exception as exc:  # no daemon here: the CI run has one (CI=true fails instead)
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"no Docker daemon: {exc}")
+    yaml_path = fixture_tasks / "toy" / "task.yaml"
+    yaml_path.write_text(
+        yaml_path.read_text().replace("env: numpy\n", "env: numpy\ngpu: required\n")
+    )
+    task = load_task(fixture_tasks / "toy")
+    try:
+        runtimes = backend.client.info().get("Runtimes") or {}
+        if "nvidia" in runtimes:
+            pytest.skip("this Docker has the NVIDIA runtime")
+        assert backend.usable_gpus() == []
+        assert "no NVIDIA runtime" in (backend.skip_reason(task) or "")
+    finally:
+        backend.close()
+    code, _, err = cli("sandbox", "gpu-check", "--sandbox", "docker")
+    assert code == 1
+    assert ("no NVIDIA runtime" if host_gpus() else "no NVIDIA GPU on this host") in err
 
 
 def test_gpu_required_without_a_gpu_is_skipped_not_failed(fixture_tasks, cli):

@@ -37,6 +37,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     base.add_argument("--mirror", default=None, help="Debian mirror (default: the one apt uses)")
     base.set_defaults(handler=run_build_base)
 
+    gpu = actions.add_parser(
+        "gpu-check",
+        help="exit 1 unless the sandbox can hand this host's GPUs to a task",
+        description="Check that this host has an NVIDIA GPU (/dev/nvidia0, ...) and that the "
+        "sandbox passes it through (Docker: the NVIDIA container runtime is registered). A job "
+        "meant to run GPU tasks runs this first, so that finding no GPU fails the job instead of "
+        "skipping every GPU task and passing.",
+    )
+    gpu.add_argument("--sandbox", default="docker", help="docker (default) or local")
+    gpu.set_defaults(handler=run_gpu_check)
+
 
 def run_gc(args: argparse.Namespace) -> int:
     from rcb_action.sandbox import garbage_collect
@@ -52,3 +63,25 @@ def run_build_base(args: argparse.Namespace) -> int:
     image_id = build_base_image(docker_client(), args.tag, args.mirror)
     print(f"rcb: built {args.tag} ({image_id[:19]}); export RCB_BASE_IMAGE={args.tag}")
     return 0
+
+
+def run_gpu_check(args: argparse.Namespace) -> int:
+    from rcb_action.sandbox import get_backend
+
+    backend = get_backend(args.sandbox)
+    try:
+        if not backend.gpus:
+            print("rcb: no NVIDIA GPU on this host (no /dev/nvidia0)", file=sys.stderr)
+            return 1
+        gpus = backend.usable_gpus()
+        if not gpus:
+            print(
+                f"rcb: --sandbox {args.sandbox}: this host has {len(backend.gpus)} GPU(s) but "
+                "Docker here has no NVIDIA runtime (install nvidia-container-toolkit)",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"rcb: --sandbox {args.sandbox} passes through {', '.join(gpus)}", file=sys.stderr)
+        return 0
+    finally:
+        backend.close()

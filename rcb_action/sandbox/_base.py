@@ -148,6 +148,22 @@ def host_gpus() -> list[str]:
     return sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*"))
 
 
+# The driver's control nodes a CUDA program opens besides the GPUs themselves.
+GPU_CONTROL_NODES = (
+    "/dev/nvidiactl",
+    "/dev/nvidia-uvm",
+    "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-modeset",
+)
+
+
+def gpu_device_nodes(gpus: list[str]) -> list[str]:
+    """What a sandbox must pass through for ``gpus``: those and the control nodes present."""
+    if not gpus:
+        return []
+    return [*gpus, *(node for node in GPU_CONTROL_NODES if Path(node).exists())]
+
+
 class SandboxBackend(ABC):
     """Makes sandboxes for tasks and cleans all of them up on any exit path.
 
@@ -218,6 +234,10 @@ class SandboxBackend(ABC):
         sandbox.cleanup()
         with self._open_lock:
             self._open.discard(sandbox)
+
+    def usable_gpus(self) -> list[str]:
+        """The GPUs this backend can pass through to a sandbox here."""
+        return self.gpus
 
     def skip_reason(self, task: Task) -> str | None:
         """Why this backend cannot run ``task`` here, or None. A task that requires a

@@ -368,7 +368,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
                 self.backend.ulimit("fsize", limits.file_size_mb << 20),
                 self.backend.ulimit("core", 0),
             ],
-            device_requests=gpu_device_requests(self.task, self.backend.gpus),
+            device_requests=gpu_device_requests(self.task, self.backend.usable_gpus()),
             labels=self.backend.labels(),
             environment={"HOME": "/tmp"},
             name=name,
@@ -627,7 +627,33 @@ class DockerBackend(SandboxBackend):
         self.local_daemon = str(self.client.api.base_url).startswith("http+docker://local")
         self._images: dict[Path, str] = {}
         self._image_lock = threading.Lock()
+        self._nvidia: bool | None = None
         atexit.register(self.close)
+
+    def nvidia_runtime(self) -> bool:
+        """Whether the daemon can hand GPUs to a container (the NVIDIA container
+        runtime is registered: ``nvidia-container-toolkit``)."""
+        if self._nvidia is None:
+            try:
+                runtimes = self.client.info().get("Runtimes") or {}
+            except Exception:  # the daemon's answer is only a hint here
+                runtimes = {}
+            self._nvidia = "nvidia" in runtimes
+        return self._nvidia
+
+    def usable_gpus(self) -> list[str]:
+        """The host's GPUs when Docker can pass them through, else none (a GPU request
+        the daemon cannot serve would fail every container of the task)."""
+        return self.gpus if self.gpus and self.nvidia_runtime() else []
+
+    def skip_reason(self, task: Task) -> str | None:
+        reason = super().skip_reason(task)
+        if reason is None and task.config.gpu == "required" and not self.usable_gpus():
+            return (
+                "skipped: the task requires a GPU and Docker here has no NVIDIA runtime "
+                "(install nvidia-container-toolkit)"
+            )
+        return reason
 
     def labels(self) -> dict[str, str]:
         return {LABEL: "1", "rcb.pid": str(os.getpid()), "rcb.host": socket.gethostname()}

@@ -35,6 +35,7 @@ from rcb_action.sandbox._base import (
     Limits,
     Sandbox,
     SandboxBackend,
+    gpu_device_nodes,
     host_gpus,
 )
 from rcb_action.sandbox._cgroups import Cgroups, ExecGroup, detect
@@ -115,8 +116,11 @@ class LocalSandbox(DelegatedFiles, Sandbox):
         uid: int | None = None,
         mounts: dict[str, str] | None = None,
         env: dict[str, str] | None = None,
+        devices: list[str] | None = None,
     ) -> None:
         self.backend = backend
+        # Host device nodes passed through (a task's GPUs); bubblewrap's /dev has none.
+        self.devices = list(devices or [])
         # None: a clean sandbox (the system's python3, no task environment).
         self.venv = venv
         self.workspace = str(workspace)
@@ -169,6 +173,8 @@ class LocalSandbox(DelegatedFiles, Sandbox):
         tmp_bytes = str(self.backend.limits.tmp_mb << 20)
         cmd += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"]
         cmd += ["--proc", "/proc", "--dev", "/dev"]
+        for node in self.devices:
+            cmd += ["--dev-bind", node, node]
         made: set[str] = {"/", "/tmp", "/usr"}
         binds = [(self.workspace, "--bind")]
         if self.venv is not None:
@@ -406,6 +412,12 @@ class LocalBackend(SandboxBackend):
         for group in stale:
             group.destroy(wait_s=2.0)
 
+    def devices_for(self, task: Task) -> list[str]:
+        """The GPU device nodes a sandbox of ``task`` gets: all of this host's when the
+        task uses a GPU (``gpu: optional`` or ``required``), bound into bubblewrap's
+        /dev; none otherwise."""
+        return [] if task.config.gpu == "none" else gpu_device_nodes(self.gpus)
+
     def take_uid(self) -> int:
         """A sandbox uid no other exec of this run is using (waits if all are busy)."""
         return self._uids.get()
@@ -424,7 +436,9 @@ class LocalBackend(SandboxBackend):
         # name, and no sandbox user may list the root, so no attempt can find another's
         # folder and plant a module there.
         workspace.chmod(0o711)
-        sandbox = LocalSandbox(self, self._venvs[task.env_dir], workspace)
+        sandbox = LocalSandbox(
+            self, self._venvs[task.env_dir], workspace, devices=self.devices_for(task)
+        )
         return self.track(sandbox)
 
     def open_clean(
@@ -441,5 +455,8 @@ class LocalBackend(SandboxBackend):
             )
         workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
         workspace.chmod(0o755)
-        sandbox = LocalSandbox(self, None, workspace, uid=self.take_uid(), mounts=mounts, env=env)
+        sandbox = LocalSandbox(
+            self, None, workspace, uid=self.take_uid(), mounts=mounts, env=env,
+            devices=self.devices_for(task),
+        )  # fmt: skip
         return self.track(sandbox)
