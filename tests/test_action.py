@@ -233,6 +233,7 @@ def test_rcb_runs_from_its_own_venv_and_leaves_the_jobs_python_alone(tmp_path, w
     with FakeGitHub() as gh:
         gh.add_repo(REPO)
         env = {**github_env(tmp_path, gh, pull=None), "RUNNER_TEMP": str(runner_temp)}
+        env.pop("PYTHONPATH", None)  # setup-python's interpreter sees no checkout of rcb
         env = {**env, "RCB_CACHE_DIR": str(tmp_path / "rcb-cache")}
         run = run_action(
             ROOT, inputs_for(warm, tmp_path), env, tmp_path, token=TOKEN,
