@@ -247,7 +247,7 @@ def test_rcb_runs_from_its_own_venv_and_leaves_the_jobs_python_alone(tmp_path, w
     assert "reference" in (tmp_path / "summary.md").read_text()
     frozen = subprocess.run(
         [str(venv / "bin" / "python"), "-m", "pip", "freeze", "--exclude-editable"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     ).stdout  # fmt: skip
     lock = (ROOT / "requirements" / "action.txt").read_text()
     pins = {canonical(line.split()[0]) for line in lock.splitlines() if "==" in line}
