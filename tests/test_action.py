@@ -312,6 +312,51 @@ def test_a_rerun_of_unchanged_work_restores_the_results_and_calls_no_model(tmp_p
         assert fake.chat_calls == calls + 5
 
 
+@pytest.mark.slow
+def test_a_later_job_loads_the_environment_images_instead_of_building_them(tmp_path, warm):
+    """With the Docker sandbox, the first job saves the environment images it built into
+    the cache; a job on a runner without them (the image removed here) loads them from
+    the cache: the very same image, not a rebuild."""
+    docker = pytest.importorskip("docker")
+    try:
+        client = docker.from_env()
+        client.ping()
+    except Exception as exc:
+        if os.environ.get("CI"):
+            raise
+        pytest.skip(f"no Docker daemon: {exc}")
+    cache = tmp_path / "actions-cache"
+    cache.mkdir()
+
+    def one_job(name: str) -> ActionRun:
+        workdir = tmp_path / name
+        workdir.mkdir()
+        env = {**github_env(workdir, gh, pull=None), "RUNNER_TEMP": str(workdir / "temp")}
+        env |= {"RCB_CACHE_DIR": str(tmp_path / "rcb-cache"), "GITHUB_RUN_ID": name}
+        inputs = inputs_for(warm, workdir, models="reference", sandbox="docker")
+        inputs["results-dir"] = "results"
+        return run_action(ROOT, inputs, env, workdir, token=TOKEN, cache=cache)
+
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO)
+        first = one_job("first")
+        assert first.exit_code == 0, first.log
+        images = first.step("Which images the tasks need").outputs
+        [tag] = images["tags"].split()
+        assert images["key"].startswith("rcb-images-")
+        assert first.step("Keep the images").outputs == {"complete": "true"}
+        built = client.images.get(tag).id
+        client.images.remove(tag, force=True)  # the next job's runner has never seen it
+
+        second = one_job("second")
+        assert second.exit_code == 0, second.log
+        assert second.step("Restore the images").outputs["cache-hit"] == "true"
+        assert f"loaded {tag}" in second.step("Load the images").stderr
+        assert not second.step("Keep the images").ran
+        assert client.images.get(tag).id == built
+        assert second.outputs["scaled-pass-rate"] == "100.00"
+
+
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):
     tasks = tmp_path / "tasks"
     shutil.copytree(FIXTURE_TASKS / "toy", tasks / "toy")

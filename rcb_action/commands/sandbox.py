@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from rcb_action.commands._common import add_tasks_dir
 
 ORDER = 90
 
@@ -36,6 +39,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     base.add_argument("--mirror", default=None, help="Debian mirror (default: the one apt uses)")
     base.set_defaults(handler=run_build_base)
+
+    images = actions.add_parser(
+        "images",
+        help="the environment images the selected tasks run in, and their cache key",
+        description="Print (on Actions: set as outputs) 'tags', the rcb-env images the Docker "
+        "sandbox runs the selected tasks in (each tag hashes its environment's requirements and "
+        "the base image's id; the base image is pulled if missing), and 'key', "
+        "rcb-images-<hash of the tags>: the Action caches the images under it.",
+    )
+    add_tasks_dir(images)
+    images.add_argument("tasks", nargs="?", default=None, help="task id globs, comma-separated")
+    images.set_defaults(handler=run_images)
+
+    save = actions.add_parser("save", help="docker save images into a folder (one archive each)")
+    save.add_argument("--dir", type=Path, required=True)
+    save.add_argument("tags", nargs="*", help="image tags; those not here are left out")
+    save.set_defaults(handler=run_save)
+
+    load = actions.add_parser("load", help="docker load every archive of a folder")
+    load.add_argument("--dir", type=Path, required=True)
+    load.set_defaults(handler=run_load)
 
     gpu = actions.add_parser(
         "gpu-check",
@@ -85,3 +109,36 @@ def run_gpu_check(args: argparse.Namespace) -> int:
         return 0
     finally:
         backend.close()
+
+
+def run_images(args: argparse.Namespace) -> int:
+    import hashlib
+
+    from rcb_action.github import set_outputs
+    from rcb_action.sandbox import docker_client, env_images
+    from rcb_action.tasks import load_tasks, resolve_tasks_dir
+
+    tasks = load_tasks(resolve_tasks_dir(args.tasks_dir), args.tasks)
+    tags = env_images(docker_client(), tasks)
+    digest = hashlib.sha256("\n".join(tags).encode()).hexdigest()[:20]
+    set_outputs({"key": f"rcb-images-{digest}", "tags": " ".join(tags)})
+    return 0
+
+
+def run_save(args: argparse.Namespace) -> int:
+    from rcb_action.github import set_outputs
+    from rcb_action.sandbox import docker_client, save_images
+
+    saved = save_images(docker_client(), args.tags, args.dir)
+    print(f"rcb: saved {len(saved)} of {len(args.tags)} image(s) into {args.dir}", file=sys.stderr)
+    if len(saved) == len(args.tags):
+        set_outputs({"complete": "true"})
+    return 0
+
+
+def run_load(args: argparse.Namespace) -> int:
+    from rcb_action.sandbox import docker_client, load_images
+
+    loaded = load_images(docker_client(), args.dir)
+    print(f"rcb: loaded {', '.join(loaded) or 'no image'} from {args.dir}", file=sys.stderr)
+    return 0

@@ -15,6 +15,7 @@ from rcb_action.sandbox._base import (
 from rcb_action.sandbox._base_image import build_base_image
 from rcb_action.sandbox._docker import docker_client, garbage_collect
 from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
+from rcb_action.sandbox._images import env_images, load_images, save_images
 from rcb_action.sandbox._phases import CasesRaw, PytestRaw, run_cases, run_pytest
 from rcb_action.sandbox._registry import BACKENDS, get_backend
 
@@ -31,10 +32,13 @@ __all__ = [
     "build_base_image",
     "build_venv",
     "docker_client",
+    "env_images",
     "env_key",
     "garbage_collect",
     "get_backend",
     "host_gpus",
+    "load_images",
     "run_cases",
     "run_pytest",
+    "save_images",
 ]

@@ -33,11 +33,14 @@ import sys
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rcb_action.errors import RcbError
 from rcb_action.paths import cache_dir
 from rcb_action.sandbox._envs import WHEELS_ONLY, EnvironmentBuildError, env_key, requirements_of
+
+if TYPE_CHECKING:
+    from rcb_action.tasks import Task
 
 DEFAULT_BASE_IMAGE = "python:3.11-slim"
 VENV = "/opt/rcb-venv"
@@ -231,3 +234,50 @@ def ensure_image(client: Any, env_dir: Path) -> str:
             f"({env_dir / 'requirements.txt'}): {WHEELS_ONLY}; see {log}"
         )
     return tag
+
+
+def env_images(client: Any, tasks: list[Task]) -> list[str]:
+    """The image tags the Docker backend runs ``tasks`` in, sorted (the base image is
+    pulled when missing: its id is part of each tag).
+
+    Raises:
+        RcbError: the base image is missing and cannot be pulled.
+    """
+    base_id = base_image_id(client)
+    return sorted({image_tag(task.env_dir, base_id) for task in tasks})
+
+
+def _archive_name(tag: str) -> str:
+    return tag.replace(":", "_").replace("/", "_") + ".tar"
+
+
+def save_images(client: Any, tags: list[str], folder: Path) -> list[str]:
+    """``docker save`` each of ``tags`` present here into ``folder`` (one archive per
+    image, written whole or not at all); the tags saved."""
+    import docker.errors
+
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = []
+    for tag in tags:
+        try:
+            image = client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            continue
+        target = folder / _archive_name(tag)
+        partial = target.with_suffix(".part")
+        with open(partial, "wb") as out:
+            for chunk in image.save(named=True):
+                out.write(chunk)
+        partial.replace(target)
+        saved.append(tag)
+    return saved
+
+
+def load_images(client: Any, folder: Path) -> list[str]:
+    """``docker load`` every archive in ``folder``; the tags loaded."""
+    loaded: list[str] = []
+    for archive in sorted(folder.glob("*.tar")):
+        with open(archive, "rb") as data:
+            for image in client.images.load(data):
+                loaded += image.tags
+    return loaded
