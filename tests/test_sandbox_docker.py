@@ -158,11 +158,13 @@ def test_exception_leaves_no_containers(docker_client, toy, tmp_path):
 
 def test_a_container_that_fails_to_start_leaves_nothing_behind(docker_client, toy):
     """The daemon creates a container, then refuses to start it (here: a GPU request on a
-    host without one). Neither that container nor the workspace folder and its mounts stay."""
+    host without one, from a backend told the daemon has the NVIDIA runtime). Neither
+    that container nor the workspace folder and its mounts stay."""
     from rcb_action.sandbox._docker import DockerBackend
 
     toy.config = toy.config.model_copy(update={"gpu": "optional"})
     backend = DockerBackend(gpus=["0"])
+    backend.nvidia_runtime = lambda: True  # type: ignore[method-assign]
     before = set(os.listdir(tempfile.gettempdir()))
     try:
         with pytest.raises(Exception, match="device driver"):
