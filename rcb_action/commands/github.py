@@ -43,16 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report.json and report.md into the results folder and set the outputs scaled-pass-rate "
         "(the first model's), results-path and report-path. Exit codes as rcb evaluate's.",
     )
-    p.add_argument("--models", default="reference", help="models, separated by commas or newlines")
-    p.add_argument("--tasks", default="", help="task id globs, separated by commas")
-    p.add_argument("--samples", default="1")
+    _selection_arguments(p)
     p.add_argument("--sandbox", default="local")
-    p.add_argument("--paper", default="with", help="with, without, both or notes")
-    p.add_argument("--shard", default="", help="I/N")
     p.add_argument("--fail-under", default="")
     p.add_argument("--results-dir", default="rcb-results")
-    p.add_argument("--tasks-dir", default="", help="default: rcb's own tasks")
-    p.add_argument("--registry", default="", help="extra models registry files")
     p.add_argument("--workers", default="")
     p.add_argument("--concurrency", default="")
     p.add_argument("--max-cost", default="")
@@ -73,13 +67,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "prefix, so an unchanged evaluation makes no model call. Never fails the job: a problem "
         "is a warning and no output (the evaluate step reports it).",
     )
-    p.add_argument("--models", default="reference")
-    p.add_argument("--tasks", default="")
-    p.add_argument("--samples", default="1")
-    p.add_argument("--paper", default="with")
-    p.add_argument("--shard", default="")
-    p.add_argument("--tasks-dir", default="")
-    p.add_argument("--registry", default="")
+    _selection_arguments(p)
     p.set_defaults(handler=run_cache_key)
 
     p = sub.add_parser(
@@ -232,6 +220,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="",
         help="true or false: whether this runner has a GPU (default: look for /dev/nvidia*)",
     )
+
+
+def _selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """What to score, as the Action's inputs give it: the same options (and defaults) for
+    the evaluate step and for the cache key of its results."""
+    parser.add_argument(
+        "--models", default="reference", help="models, separated by commas or newlines"
+    )
+    parser.add_argument("--tasks", default="", help="task id globs, separated by commas")
+    parser.add_argument("--samples", default="1")
+    parser.add_argument("--paper", default="with", help="with, without, both or notes")
+    parser.add_argument("--shard", default="", help="I/N")
+    parser.add_argument("--tasks-dir", default="", help="default: rcb's own tasks")
+    parser.add_argument("--registry", default="", help="extra models registry files")
 
 
 def _help(parser: argparse.ArgumentParser) -> int:

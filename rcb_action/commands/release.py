@@ -70,18 +70,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from rcb_action.github import check_release, set_outputs
+    from rcb_action.github import check_release, major_tag, set_outputs
 
     version = check_release(args.tag, args.root)
-    set_outputs({"version": version, "major": f"v{version.split('.')[0]}"})
+    set_outputs({"version": version, "major": major_tag(version)})
     return 0
 
 
 def run_notes(args: argparse.Namespace) -> int:
-    from rcb_action.github import changelog_notes, version_of_tag
+    from rcb_action.github import release_notes
 
-    text = (args.root / "CHANGELOG.md").read_text(encoding="utf-8")
-    sys.stdout.write(changelog_notes(text, version_of_tag(args.tag)))
+    sys.stdout.write(release_notes(args.root, args.tag))
     return 0
 
 
@@ -95,13 +94,7 @@ def run_action(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     from rcb_action.errors import RcbError
-    from rcb_action.github import (
-        GitHubContext,
-        changelog_notes,
-        github_client,
-        publish_release,
-        version_of_tag,
-    )
+    from rcb_action.github import GitHubContext, github_client, publish_release, release_notes
 
     context = GitHubContext.from_env()
     if not context.repository:
@@ -109,9 +102,7 @@ def run_publish(args: argparse.Namespace) -> int:
     assets = sorted(p for p in args.dist.glob("*") if p.is_file())
     if not assets:
         raise RcbError(f"--dist {args.dist}: no built files (python -m build, or the build job)")
-    notes = changelog_notes(
-        (args.root / "CHANGELOG.md").read_text(encoding="utf-8"), version_of_tag(args.tag)
-    )
+    notes = release_notes(args.root, args.tag)
     repo = github_client(context).get_repo(context.repository)
     sha = publish_release(repo, args.tag, notes, assets)
     print(f"rcb: released {args.tag} in {context.repository} at {sha[:12]}", file=sys.stderr)

@@ -396,13 +396,14 @@ def results_cache_key(inputs: ActionInputs) -> str:
     import json
 
     from rcb_action import __version__
+    from rcb_action.github._release import sha256_of
     from rcb_action.tasks import load_tasks, resolve_tasks_dir
 
     config = evaluate_config(inputs)
 
     def digest(path: Path, what: str) -> str:
         try:
-            return hashlib.sha256(path.read_bytes()).hexdigest()
+            return sha256_of(path)
         except OSError as exc:
             raise RcbError(f"input '{what}': {path}: {exc.strerror}") from None
 

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 TAG = re.compile(r"^v(\d+)\.(\d+)\.(\d+)$")
 CHANGELOG = "CHANGELOG.md"
-ACTION_REPOSITORY = "rcb/evaluate"
 SOURCE_URL = "https://files.pythonhosted.org/packages/source/r/rcb/rcb-{version}.tar.gz"
 _HOME = "steps.rcb-source.outputs.home"
 
@@ -42,6 +41,11 @@ def version_of_tag(tag: str) -> str:
     if not TAG.match(tag):
         raise RcbError(f"tag '{tag}': a release tag is vX.Y.Z, e.g. v1.2.0")
     return tag[1:]
+
+
+def major_tag(version: str) -> str:
+    """``vX``, the tag that follows every ``X.y.z`` release."""
+    return f"v{version.split('.')[0]}"
 
 
 def changelog_notes(text: str, version: str) -> str:
@@ -60,6 +64,15 @@ def changelog_notes(text: str, version: str) -> str:
     if not body:
         raise RcbError(f"{CHANGELOG}: the section of {version} is empty")
     return body + "\n"
+
+
+def release_notes(root: Path, tag: str) -> str:
+    """The ``CHANGELOG.md`` section of the version ``tag`` releases.
+
+    Raises:
+        RcbError: the tag is not vX.Y.Z, or the changelog has no such section.
+    """
+    return changelog_notes((root / CHANGELOG).read_text(encoding="utf-8"), version_of_tag(tag))
 
 
 def project_version(root: Path) -> str:
@@ -86,7 +99,7 @@ def check_release(tag: str, root: Path) -> str:
         raise RcbError(
             f"rcb_action/__init__.py: __version__ is {__version__}, the tag {tag} says {version}"
         )
-    changelog_notes((root / CHANGELOG).read_text(encoding="utf-8"), version)
+    release_notes(root, tag)
     return version
 
 
@@ -178,7 +191,7 @@ def write_action_repository(root: Path, sdist: Path, out: Path) -> list[Path]:
     action = thin_action(
         (root / "action.yml").read_text(encoding="utf-8"), version, sha256_of(sdist)
     )
-    major = version.split(".")[0]
+    major = major_tag(version)
     readme = f"""# rcb/evaluate
 
 Score language models on turning research papers into working code, in your
@@ -186,14 +199,14 @@ repository's CI: this is the GitHub Action of [rcb](https://github.com/rcb/rcb),
 pinned to rcb {version}.
 
 ```yaml
-- uses: rcb/evaluate@v{major}
+- uses: rcb/evaluate@{major}
   with:
     models: openai/gpt-4o-mini # any litellm name, reference, or replay:FILE.jsonl
   env:
     OPENAI_API_KEY: ${{{{ secrets.OPENAI_API_KEY }}}}
 ```
 
-`v{major}` moves to each rcb {major}.x release; pin `v{version}` or its commit SHA to
+`{major}` moves to each rcb {major[1:]}.x release; pin `v{version}` or its commit SHA to
 stay on this one. The Action downloads rcb {version}'s source distribution, checks its
 sha256 against the one written in `action.yml`, and runs it in a venv of its own; its
 inputs, outputs, permissions and the recipes for shards and forks are documented in
@@ -271,7 +284,7 @@ def publish_release(repo: Repository, tag: str, notes: str, assets: list[Path]) 
     for path in assets:
         if path.name not in attached:
             release.upload_asset(str(path), name=path.name)
-    _point(repo, f"tags/v{version.split('.')[0]}", sha, move=True)
+    _point(repo, f"tags/{major_tag(version)}", sha, move=True)
     return sha
 
 
@@ -318,5 +331,5 @@ def publish_action_repository(repo: Repository, tag: str, files: Path) -> str:
         else:
             repo.create_git_ref(f"refs/heads/{branch}", sha)
     _point(repo, f"tags/{tag}", sha, move=False)
-    _point(repo, f"tags/v{version.split('.')[0]}", sha, move=True)
+    _point(repo, f"tags/{major_tag(version)}", sha, move=True)
     return sha
