@@ -122,16 +122,16 @@ def test_a_closed_backend_makes_nothing_again(toy):
     with pytest.raises(SandboxClosedError):
         sandbox.write_files({"late/answer.py": b"x = 1\n"})
     assert not workspace.exists()
-    before = set(Path(tempfile.gettempdir()).glob(f"rcb-{toy.id}-*"))
+    before = set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-*"))
     with pytest.raises(SandboxClosedError):
         backend.open(toy)
-    assert set(Path(tempfile.gettempdir()).glob(f"rcb-{toy.id}-*")) == before
+    assert set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-*")) == before
 
 
 @pytest.mark.slow
 def test_ctrl_c_on_the_local_backend_leaves_nothing_and_the_run_resumes(tmp_path):
     def workspaces() -> set[Path]:
-        return {p for p in Path(tempfile.gettempdir()).glob("rcb-toy-*") if p.is_dir()}
+        return {p for p in Path(tempfile.gettempdir()).glob("rcb-local-toy-*") if p.is_dir()}
 
     before = workspaces()
     code, _, command, out = run_and_signal(tmp_path, signal.SIGINT, "local")

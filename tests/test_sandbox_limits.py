@@ -320,3 +320,39 @@ def test_gc_unmounts_and_removes_the_workspace_of_a_killed_run(docker_base_image
     garbage_collect()
     assert _mounts_under(host) == []
     assert not os.path.exists(host)
+
+
+def test_a_killed_local_run_leaves_nothing_once_gc_or_the_next_backend_runs(cli):
+    """SIGKILL gives a run no chance to clean up: its workspace (with the attempt's tmpfs
+    when root) stays until `rcb sandbox gc`, or the next local backend, removes it; a live
+    run's workspace is never touched."""
+    script = (
+        "import time\n"
+        "from rcb_action.sandbox import get_backend\n"
+        "from rcb_action.tasks import load_task\n"
+        f"box = get_backend('local').open(load_task({str(FIXTURE_TASKS / 'toy')!r}))\n"
+        "box.mkdir('a-1', writable=True)\n"
+        "print(box.workspace, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        return proc, (proc.stdout.readline().strip() if proc.stdout else "")
+
+    live, live_host = start()
+    killed, host = start()
+    try:
+        killed.kill()
+        killed.wait()
+        assert host and os.path.isdir(host)
+        assert f"-p{killed.pid}-" in os.path.basename(host)
+        code, _, err = cli("sandbox", "gc")
+        assert code == 0 and "removed 1 local sandbox workspace(s)" in err, err
+        assert _mounts_under(host) == [] and not os.path.exists(host)
+        assert os.path.isdir(live_host)  # its owner still runs
+    finally:
+        live.kill()
+        live.wait()
+    get_backend("local").close()  # a new backend sweeps what the live one left when killed
+    assert _mounts_under(live_host) == [] and not os.path.exists(live_host)

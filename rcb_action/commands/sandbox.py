@@ -20,12 +20,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
     gc = actions.add_parser(
         "gc",
-        help="remove rcb containers and volumes whose run is gone",
-        description="Remove containers and volumes labelled rcb.sandbox whose owning rcb process "
-        "is no longer running (all of them with --all).",
+        help="remove sandbox leftovers (workspaces, containers, volumes) of runs that are gone",
+        description="Remove what a run killed before it could clean up (SIGKILL, a crash) left: "
+        "the local sandbox's workspace folders (rcb-local-* in the temp folder, unmounted first) "
+        "and Docker's containers, volumes and workspaces labelled rcb.sandbox, whose owning rcb "
+        "process is no longer running (all of them, running or not, with --all). The local "
+        "backend also does this for itself whenever it starts.",
     )
     gc.add_argument(
-        "--all", action="store_true", help="remove every rcb container and volume, running or not"
+        "--all",
+        action="store_true",
+        help="remove every rcb workspace, container and volume, running or not",
     )
     gc.set_defaults(handler=run_gc)
     base = actions.add_parser(
@@ -74,9 +79,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_gc(args: argparse.Namespace) -> int:
-    from rcb_action.sandbox import garbage_collect
+    from rcb_action.errors import RcbError
+    from rcb_action.sandbox import collect_workspaces, garbage_collect
 
-    containers, volumes = garbage_collect(everything=args.all)
+    local = collect_workspaces("local", everything=args.all)
+    print(f"rcb: removed {local} local sandbox workspace(s)", file=sys.stderr)
+    try:
+        containers, volumes = garbage_collect(everything=args.all)
+    except RcbError as exc:  # no Docker here, so nothing of it to remove
+        print(f"rcb: Docker skipped: {exc}", file=sys.stderr)
+        return 0
     print(f"rcb: removed {containers} container(s) and {volumes} volume(s)", file=sys.stderr)
     return 0
 

@@ -37,7 +37,6 @@ import socket
 import struct
 import sys
 import tarfile
-import tempfile
 import threading
 import time
 import uuid
@@ -59,7 +58,10 @@ from rcb_action.sandbox._cgroups import memory_folders, oom_kills
 from rcb_action.sandbox._files import (
     DelegatedFiles,
     HostFiles,
+    collect_workspaces,
     mount_tmpfs,
+    new_workspace,
+    remove_workspace,
     unmount,
     workspace_quota,
 )
@@ -295,7 +297,7 @@ class DockerSandbox(DelegatedFiles, Sandbox):
         self.volume: Any = None
         self.host_dir: Path | None = None
         if backend.local_daemon:
-            self.host_dir = Path(tempfile.mkdtemp(prefix=f"rcb-docker-{task.id}-"))
+            self.host_dir = new_workspace("docker", task.id)
             # Not listable by the sandbox user: attempts sharing it cannot find each other.
             self.host_dir.chmod(0o711)
             host_files = HostFiles(self.host_dir, workspace_quota(backend.limits))
@@ -733,20 +735,6 @@ def _owner_alive(labels: dict[str, str]) -> bool:
     return True
 
 
-def _remove_workspace(folder: Path) -> None:
-    """A bind-mounted workspace of a gone run: its tmpfs mounts and shared bind are
-    unmounted, then it is deleted. Only rcb's own (``rcb-docker-*`` in the temp folder)."""
-    temp = Path(tempfile.gettempdir()).resolve()
-    if folder.parent.resolve() != temp or not folder.name.startswith("rcb-docker-"):
-        return
-    with contextlib.suppress(OSError):
-        points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
-        inside = [Path(p) for p in points if Path(p) == folder or Path(p).is_relative_to(folder)]
-        for point in sorted(inside, key=lambda p: len(p.parts), reverse=True):
-            unmount(point)
-    shutil.rmtree(folder, ignore_errors=True)
-
-
 def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
     """Remove rcb containers and volumes whose owning process is gone (all with ``everything``).
 
@@ -761,7 +749,8 @@ def garbage_collect(*, everything: bool = False) -> tuple[int, int]:
             if remove_container(client, container.id, tries=3):
                 containers += 1
                 for bind in binds:
-                    _remove_workspace(Path(bind.split(":", 1)[0]))
+                    remove_workspace(Path(bind.split(":", 1)[0]))
+    collect_workspaces("docker", everything=everything)  # left by a run killed mid-start
     for volume in client.volumes.list(filters={"label": LABEL}):
         labels = volume.attrs.get("Labels") or {}
         if everything or not _owner_alive(labels):

@@ -15,6 +15,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -71,6 +72,58 @@ def unmount(target: Path) -> None:
     path = os.fsencode(target)
     if _libc.umount2(path, 0) != 0 and ctypes.get_errno() == errno.EBUSY:
         _libc.umount2(path, _MNT_DETACH)
+
+
+# rcb-<backend>-<task>-p<owner pid>-<random>: a workspace names the process that owns it.
+_OWNED = re.compile(r"rcb-(local|docker)-.+-p(\d+)-[^-]+")
+
+
+def new_workspace(backend: str, task_id: str) -> Path:
+    """A new workspace folder in the temp folder, named for this process, so that a run
+    killed before it could clean up (SIGKILL, a crash) can be told from a live one."""
+    return Path(tempfile.mkdtemp(prefix=f"rcb-{backend}-{task_id}-p{os.getpid()}-"))
+
+
+def remove_workspace(folder: Path) -> None:
+    """Unmount everything under an rcb workspace in the temp folder, then delete it.
+    Anything else is left alone."""
+    temp = Path(tempfile.gettempdir()).resolve()
+    if folder.parent.resolve() != temp or not _OWNED.fullmatch(folder.name):
+        return
+    with contextlib.suppress(OSError):
+        points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+        inside = [Path(p) for p in points if Path(p) == folder or Path(p).is_relative_to(folder)]
+        for point in sorted(inside, key=lambda p: len(p.parts), reverse=True):
+            unmount(point)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def stale_workspaces(backend: str, *, everything: bool = False) -> list[Path]:
+    """The workspaces of ``backend`` whose owning process is gone (all with ``everything``)."""
+    found = []
+    for folder in Path(tempfile.gettempdir()).glob(f"rcb-{backend}-*"):
+        match = _OWNED.fullmatch(folder.name)
+        if match and folder.is_dir() and (everything or not _alive(int(match.group(2)))):
+            found.append(folder)
+    return sorted(found)
+
+
+def collect_workspaces(backend: str, *, everything: bool = False) -> int:
+    """Remove the workspaces :func:`stale_workspaces` finds; returns how many went."""
+    folders = stale_workspaces(backend, everything=everything)
+    for folder in folders:
+        remove_workspace(folder)
+    return sum(not folder.exists() for folder in folders)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @dataclass(frozen=True)

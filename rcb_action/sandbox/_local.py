@@ -23,7 +23,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,7 +39,13 @@ from rcb_action.sandbox._base import (
 )
 from rcb_action.sandbox._cgroups import Cgroups, ExecGroup, detect
 from rcb_action.sandbox._envs import build_venv
-from rcb_action.sandbox._files import DelegatedFiles, HostFiles, workspace_quota
+from rcb_action.sandbox._files import (
+    DelegatedFiles,
+    HostFiles,
+    collect_workspaces,
+    new_workspace,
+    workspace_quota,
+)
 from rcb_action.tasks import Task
 
 # Only these variables reach sandboxed code; API keys and tokens never do.
@@ -376,6 +381,7 @@ class LocalBackend(SandboxBackend):
             _warn_no_cgroups(why_not)
         elif self.cgroups is not None:
             self.cgroups.collect_stale()
+        collect_workspaces("local")  # of runs killed before they could clean up
         self.quota = workspace_quota(self.limits)
         # Groups that outlived their exec (a process that would not die): retried at close.
         self._stale_groups: list[ExecGroup] = []
@@ -431,7 +437,7 @@ class LocalBackend(SandboxBackend):
 
     def open(self, task: Task) -> LocalSandbox:
         self.prepare(task)
-        workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
+        workspace = new_workspace("local", task.id)
         # Attempts of one task share the workspace: each runs in a folder with a random
         # name, and no sandbox user may list the root, so no attempt can find another's
         # folder and plant a module there.
@@ -453,7 +459,7 @@ class LocalBackend(SandboxBackend):
                 "--sandbox local: running an agent's commands needs bubblewrap as root "
                 "(apt-get install bubblewrap); or use --sandbox docker"
             )
-        workspace = Path(tempfile.mkdtemp(prefix=f"rcb-{task.id}-"))
+        workspace = new_workspace("local", task.id)
         workspace.chmod(0o755)
         sandbox = LocalSandbox(
             self, None, workspace, uid=self.take_uid(), mounts=mounts, env=env,
