@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from rcb_action.agent import ToolCall
 from rcb_action.errors import TaskError
 from rcb_action.models import LiteLLMModel
 from rcb_action.reproduce import (
+    BASELINE_FLAGS,
+    BASELINES,
     REPRODUCTION_FILE,
     STAGES,
     ReproductionRecord,
@@ -708,6 +711,35 @@ def test_baseline_agents_are_named_and_a_wrong_one_is_one_line(tmp_path):
     assert len(baseline_turns(task, "lazy")) == 1
 
 
+def test_each_adversary_script_is_built_from_the_reference(cli, capsys):
+    from rcb_action.reproduce import baseline_turns
+
+    task = load_task(TASKS / "repro-adopt-toy")
+    reference = (task.root / "reference" / "reproduce.sh").read_text()
+
+    def script(kind: str) -> str:
+        (text,) = [
+            json.loads(c.arguments)["content"]
+            for t in baseline_turns(task, kind)
+            for c in t.tool_calls
+            if c.name == "write_file" and '"reproduce.sh"' in c.arguments
+        ]
+        return text
+
+    assert "python adopt_toy.py" not in script("never-calls")
+    assert "RCB_SEED" in script("never-calls")  # its noise follows the seed it is given
+    assert script("constant").startswith("#!/usr/bin/env bash\nexport RCB_SEED=0")
+    for kind in ("copied", "split-liar"):
+        assert script(kind).startswith(reference)  # the whole experiment, then the lie
+    assert "-0.9804" in script("copied")  # the published mean, written as a literal
+    assert "results['splits']" in script("split-liar")
+    # `rcb reproduce --help` names every baseline.
+    with pytest.raises(SystemExit):
+        cli("reproduce", "--help")
+    out = " ".join(capsys.readouterr().out.split())
+    assert all(f"baseline:{kind}" in out for kind in BASELINES)
+
+
 def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled():
     """The leaderboard's reproduction page shows these until real models run: they must
     be of the tasks as they are (rerun `rcb reproduce` as docs/reproduction.md says when a
@@ -717,16 +749,16 @@ def test_the_committed_baselines_are_of_the_current_tasks_and_fail_as_labelled()
     }
     tasks = {t.id: t for t in REPRO_TASKS}
     assert {task for task, _ in records} == set(tasks)
-    assert {model for _, model in records} == {"reference", "baseline:fabricator", "baseline:lazy"}
+    assert {model for _, model in records} == {"reference", *(f"baseline:{k}" for k in BASELINES)}
     for (task, model), record in records.items():
         assert record.task_sha == tasks[task].sha, f"{task}: baselines are stale, regenerate"
         assert record.target_source == tasks[task].expected.source
+        kind = model.removeprefix("baseline:")
         if model == "reference":
             assert record.failed_stage is None and not record.review_reasons
-        elif model == "baseline:fabricator":
-            assert record.failed_stage == "result_check"
-            assert any("never ran in the reruns" in r for r in record.review_reasons)
-            assert any("written in the submitted files" in r for r in record.review_reasons)
+        elif kind in BASELINE_FLAGS:  # an adversary: caught by its own flag
+            assert record.failed_stage == "result_check", (task, model)
+            assert any(re.search(BASELINE_FLAGS[kind], r) for r in record.review_reasons)
         else:
             assert record.failed_stage == "env_setup"
     # Committed without the copies of the attempts' files (docs/reproduction.md).

@@ -22,9 +22,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "reproduction runs first: a task whose gold run fails is invalid and no model is blamed "
         "for it. Records go to OUT/reproduction.jsonl and step logs to OUT/repro-logs/; rerunning "
         "the same command resumes.",
-        epilog="Models: reference (the task's gold reproduction), baseline:fabricator (the "
-        "reference code, but reproduce.sh writes the published numbers), baseline:lazy (a plan "
-        "and nothing else), replay:FILE.jsonl (scripted agent turns), or any litellm name with "
+        epilog="Models: reference (the task's gold reproduction); the adversaries built from "
+        "it, which every task must flag: baseline:fabricator (reproduce.sh writes the published "
+        "numbers), baseline:never-calls (seeded noise around them, the method never called), "
+        "baseline:constant (the seed hard-wired), baseline:copied (the published numbers "
+        "written over the computed ones), baseline:split-liar (split hashes of its own); "
+        "baseline:lazy (a plan and nothing else); replay:FILE.jsonl (scripted agent turns); or "
+        "any litellm name with "
         "tool calling, e.g. openai/gpt-4o. With no "
         f"--model: {' and '.join(DEFAULT_MODELS)}. Without --judge, method accuracy and "
         "experiment design are not graded.",

@@ -26,8 +26,11 @@ from rcb_action.reproduce._records import (
     read_reproduction_records,
 )
 from rcb_action.reproduce._reference import (
+    BASELINE_FLAGS,
+    BASELINES,
     ReferenceAgent,
     baseline_label,
+    baseline_turns,
     reference_files,
     reference_turns,
 )
@@ -57,6 +60,8 @@ from rcb_action.reproduce._wheelhouse import (
 
 __all__ = [
     "AGENT_STAGES",
+    "BASELINES",
+    "BASELINE_FLAGS",
     "DIMENSIONS",
     "DIMENSION_LABELS",
     "GOLD_FILE",
@@ -80,6 +85,7 @@ __all__ = [
     "StageRecord",
     "allowed_packages",
     "baseline_label",
+    "baseline_turns",
     "build_wheelhouse",
     "check_curve",
     "check_gold",

@@ -377,10 +377,10 @@ def data_flags(rerun: Rerun, task: Task) -> list[str]:
     """What the reruns did with the task's shipped data: every split read, the split
     hashes a run reports equal to the files it read, and the fit blind to the held-out
     split."""
+    flags = _undeclared_splits(rerun, task)
     splits = split_names(task)
     if not splits:
-        return []
-    flags = []
+        return flags
     computed = read_splits(task, rerun.read)
     for split in splits:
         if split not in computed:
@@ -413,6 +413,23 @@ def data_flags(rerun: Rerun, task: Task) -> list[str]:
                 f"data/{expected.held_out}/ changed: the held-out data reaches the fit"
             )
     return flags
+
+
+def _undeclared_splits(rerun: Rerun, task: Task) -> list[str]:
+    """Split hashes for splits the task does not have: nothing honest reports those."""
+    assert task.config.reproduction is not None
+    declared = {*task.config.reproduction.splits, *split_names(task)}
+    for number, run in enumerate(rerun.runs, 1):
+        said = (run.results or {}).get("splits")
+        unknown = (
+            sorted(str(s) for s in said if str(s) not in declared) if isinstance(said, dict) else []
+        )
+        if unknown:
+            return [
+                f"rerun {number} reports split(s) {', '.join(unknown)} that the task does not "
+                "have (its results.json must not invent data)"
+            ]
+    return []
 
 
 def _same_numbers(a: list[Any], b: list[Any]) -> bool:

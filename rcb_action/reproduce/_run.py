@@ -74,8 +74,8 @@ def _safe(name: str) -> str:
 
 
 def get_agent(spec: str, config: ReproduceConfig) -> AgentModel:
-    """``reference`` (the task's gold reproduction), ``baseline:fabricator`` or
-    ``baseline:lazy`` (scripted agents that skip the work), ``replay:FILE`` or a litellm name.
+    """``reference`` (the task's gold reproduction), ``baseline:KIND`` (a scripted agent
+    that skips the work, see ``BASELINES``), ``replay:FILE`` or a litellm name.
 
     Raises:
         RcbError: an empty name or a malformed replay file.
