@@ -262,9 +262,10 @@ def test_honest_reruns_raise_no_flag(toy_task):
         ({"metrics": [[3.1, 3.1], [3.2, 3.2]]}, None, None, None, "every run of rerun 1 gave 3.1"),
         ({"seconds": 0.1}, None, None, 10.0, "a rerun took 0.10 s; the gold run takes 10.0 s"),
         ({"metrics": [[3.1416, 3.2], [3.1, 3.15]]}, {"darts.py": DARTS + "PI = 3.1416\n"}, None, None, "3.1416 written in the submitted files"),
+        ({"metrics": [[5e-05, 3.2], [3.1, 3.15]]}, {"darts.py": DARTS + "EPS = 5e-05\n"}, None, None, "5e-05 written in the submitted files"),
         ({}, None, {"metrics": {"pi_estimate": [3.4] * 5}}, None, "own results.json says 3.4"),
     ],
-    ids=["function-never-called", "file-never-ran", "same-across-seeds", "same-within-a-rerun", "too-fast", "copied", "own-mismatch"],
+    ids=["function-never-called", "file-never-ran", "same-across-seeds", "same-within-a-rerun", "too-fast", "copied", "copied-exponent", "own-mismatch"],
 )  # fmt: skip
 def test_each_way_to_skip_the_work_is_flagged(toy_task, rerun, files, own, gold_s, flag):
     metrics = rerun.pop("metrics", [[3.1, 3.2], [3.15, 3.13]])

@@ -270,7 +270,10 @@ def _module_ran(
 def _literals(files: dict[str, str]) -> set[float]:
     found = set()
     for text in files.values():
-        for token in re.findall(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?", text):
+        # 3.1416, .5, 2., 1e-05, 3.1416E+2: every way Python and JSON write a float
+        for token in re.findall(
+            r"(?<![\w.])-?(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][-+]?\d+)?", text
+        ):
             value = float(token)
             if math.isfinite(value) and value != int(value):
                 found.add(value)
