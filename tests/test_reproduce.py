@@ -508,6 +508,19 @@ def test_validate_runs_the_gold_reproduction(environment, confined, tmp_path, cl
     assert "bash reproduce.sh exited with status 3" in problem
 
 
+def test_validate_mutants_runs_the_adversaries_and_names_the_one_that_escapes(
+    environment, confined, cli
+):
+    # The fixture's splits are the agent's own word (it ships no data/): a run that
+    # reports invented split hashes cannot be caught there, and validate says so.
+    code, stdout, err = cli("validate", "--mutants", FIXTURES / "repro-toy")
+    assert code == 1 and "FAIL  repro-toy" in err
+    escaped = [line.strip() for line in stdout.splitlines() if "adversary baseline:" in line]
+    assert len(escaped) == 1, stdout
+    assert escaped[0].startswith(f"{FIXTURES / 'repro-toy' / 'expected.yaml'}: adversary ")
+    assert "baseline:split-liar passes every stage" in escaped[0]
+
+
 def test_a_replayed_agent_from_the_command_line(environment, confined, tmp_path, cli):
     replay = tmp_path / "agent.jsonl"
     turns = [turn_to_dict(t) for t in reference_turns(load_task(FIXTURES / "repro-toy"))]

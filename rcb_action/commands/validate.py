@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--mutants",
         action="store_true",
-        help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one (a snippet whose code, tests and task files are unchanged keeps its stored result)",
+        help="also mutation-test each snippet's tests; writes tasks/<id>/mutants.json and needs every snippet to kill one (a snippet whose code, tests and task files are unchanged keeps its stored result); on a reproduction task, run the adversaries built from its reference (baseline:fabricator, never-calls, constant, copied, split-liar), each of which must fail with its own flag",
     )
     parser.add_argument(
         "--seeds",
@@ -95,5 +95,6 @@ def run(args: argparse.Namespace) -> int:
     if args.mutants:
         killed = sum(m.killed for c in checks for m in c.mutants.values())
         total = sum(m.total for c in checks for m in c.mutants.values())
-        print(f"rcb: mutants killed {killed} of {total} ({100 * killed / max(total, 1):.1f}%)")
+        if total:  # reproduction tasks have adversaries instead, reported per task
+            print(f"rcb: mutants killed {killed} of {total} ({100 * killed / total:.1f}%)")
     return 1 if bad else 0

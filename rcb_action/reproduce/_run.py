@@ -31,7 +31,12 @@ from rcb_action.reproduce._records import (
     ReproductionStore,
     read_reproduction_records,
 )
-from rcb_action.reproduce._reference import BASELINE_PREFIX, BaselineAgent, ReferenceAgent
+from rcb_action.reproduce._reference import (
+    BASELINE_FLAGS,
+    BASELINE_PREFIX,
+    BaselineAgent,
+    ReferenceAgent,
+)
 from rcb_action.reproduce._wheelhouse import allowed_packages, build_wheelhouse
 from rcb_action.sandbox import Limits, SandboxBackend, get_backend
 from rcb_action.tasks import Task, load_tasks_of_kind, resolve_tasks_dir
@@ -213,6 +218,49 @@ def check_gold(task: Task, backend: SandboxBackend, out: Path) -> tuple[Reproduc
     )
     config = ReproduceConfig(models=[], out=out, sandbox=backend.name, progress=False)
     return gold_run(task, setting, config)
+
+
+def adversary_escape(kind: str, record: ReproductionRecord) -> str | None:
+    """None when adversary ``kind`` failed ``result_check`` with its own flag; else how it
+    got away (passed, failed elsewhere, or failed on the numbers without the flag)."""
+    if not record.scored:
+        return f"ended in a harness error ({record.message})"
+    flag = re.compile(BASELINE_FLAGS[kind])
+    if record.failed_stage == "result_check" and any(flag.search(r) for r in record.review_reasons):
+        return None
+    if record.failed_stage is None:
+        return "passes every stage"
+    return (
+        f"fails at {record.failed_stage} but is not flagged as what it is ({gold_failure(record)})"
+    )
+
+
+def check_adversaries(
+    task: Task, backend: SandboxBackend, out: Path, gold: ReproductionRecord
+) -> dict[str, str | None]:
+    """``rcb validate --mutants`` for a reproduction task: every adversary built from its
+    reference (``BASELINE_FLAGS``) attempts it as ``rcb reproduce`` would run it; each
+    must fail ``result_check`` with its own flag (see :func:`adversary_escape`).
+
+    Returns:
+        each adversary's escape, None when it was caught.
+
+    Raises:
+        RcbError: no python3 in the sandbox, or the task's packages cannot be fetched.
+    """
+    packages = allowed_packages(task)
+    setting = AttemptSetting(
+        backend, build_wheelhouse(packages, _python_version(backend, task)), packages, out
+    )
+    gold_times = [float(r["duration_s"]) for r in gold.reruns if "duration_s" in r]
+    if gold_times:
+        setting.gold_run_s[task.id] = min(gold_times)
+    escapes: dict[str, str | None] = {}
+    for kind in BASELINE_FLAGS:
+        agent = BaselineAgent(kind)
+        log_rel = Path(LOGS_DIR) / _safe(agent.name) / task.id / "s0"
+        escapes[kind] = adversary_escape(kind, run_attempt(task, agent, 0, setting, log_rel))
+    return escapes
 
 
 def reproduce(

@@ -111,7 +111,7 @@ def check_task(
         check.extra["skipped"] = reason
         return check
     if task.config.kind == "reproduction":
-        _check_gold(check, task, backend)
+        _check_gold(check, task, backend, adversaries=mutants)
         return check
     yaml_path = str(root / "task.yaml")
     if task.grading == "in-process":
@@ -257,10 +257,21 @@ def _gold_against_targets(task: Task, record: ReproductionRecord) -> list[str]:
     return lines
 
 
-def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
-    """A reproduction task is valid when its gold reproduction passes every stage."""
+def _check_gold(
+    check: TaskCheck, task: Task, backend: SandboxBackend, *, adversaries: bool = False
+) -> None:
+    """A reproduction task is valid when its gold reproduction passes every stage; with
+    ``adversaries`` (``--mutants``), also when every adversary built from its reference
+    fails with its own flag (the reproduction track's mutants)."""
     from rcb_action.paths import cache_dir
-    from rcb_action.reproduce import LOGS_DIR, check_gold, gold_failure, gold_passed
+    from rcb_action.reproduce import (
+        BASELINE_FLAGS,
+        LOGS_DIR,
+        check_adversaries,
+        check_gold,
+        gold_failure,
+        gold_passed,
+    )
 
     yaml_path = str(check.root / "task.yaml")
     out = cache_dir("validate-gold")
@@ -284,6 +295,31 @@ def _check_gold(check: TaskCheck, task: Task, backend: SandboxBackend) -> None:
                 f"the gold reproduction fails ({gold_failure(record)}); its logs are in {logs}",
             )
         )
+        return
+    if not adversaries:
+        return
+    try:
+        escapes = check_adversaries(task, backend, out, record)
+    except RcbError as exc:
+        check.problems.append(Problem(yaml_path, None, f"the adversaries cannot start: {exc}"))
+        return
+    check.reference_seconds = time.monotonic() - started
+    caught = sum(escape is None for escape in escapes.values())
+    check.extra["gold"] = (
+        f"{check.extra['gold']}; {caught} of {len(escapes)} adversaries caught by their flags"
+    )
+    expected_path = str(check.root / "expected.yaml")
+    for kind, escape in escapes.items():
+        if escape is not None:
+            check.problems.append(
+                Problem(
+                    expected_path,
+                    None,
+                    f"adversary baseline:{kind} {escape}: this task cannot tell its forgery "
+                    f"from a reproduction (the flag it needs: {BASELINE_FLAGS[kind]!r}; logs in "
+                    f"{out / LOGS_DIR})",
+                )
+            )
 
 
 def validate_tasks(
