@@ -90,23 +90,62 @@ def _ran(out: Path, log_dir: str | None) -> set[str]:
 
 
 def test_an_attempt_runs_only_the_cases_its_checks_read(cli, tasks, tmp_path):
+    # Right answers that are not the task's own bytes (a comment added), so they run.
+    replay = write_replay(
+        tmp_path / "right.jsonl",
+        [
+            {"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 3  # ok")},
+            {"task": "caseguard", "snippet": "triple", "completion": fenced("return SCALE * x  # ok")},
+        ],
+    )  # fmt: skip
     out = tmp_path / "out"
     code, _, err = cli(
-        "evaluate", "--model", "reference", "--model", "null", "--tasks-dir", tasks,
+        "evaluate", "--model", f"replay:{replay}", "--model", "null", "--tasks-dir", tasks,
         "--out", out, "--no-progress",
     )  # fmt: skip
     assert code == 0, err
     records = {(r.snippet, r.model): r for r in ResultStore(out).records()}
     assert {key: r.status for key, r in records.items()} == {
-        ("setup", "reference"): "pass",
+        ("setup", "replay:right"): "pass",
         ("setup", "null"): "fail",
-        ("triple", "reference"): "pass",
+        ("triple", "replay:right"): "pass",
         ("triple", "null"): "fail",
     }
     # test_setup_again reads "scale" only through a module fixture set up before it ran.
-    assert _ran(out, records[("setup", "reference")].log_dir) == {"scale"}
+    assert _ran(out, records[("setup", "replay:right")].log_dir) == {"scale"}
     # outputs.names() reads every case.
-    assert _ran(out, records[("triple", "reference")].log_dir) == {"scale", "triples", "unused"}
+    assert _ran(out, records[("triple", "replay:right")].log_dir) == {"scale", "triples", "unused"}
+
+
+def test_an_answer_that_gives_back_the_task_code_gets_the_reference_runs_verdict(
+    cli, tasks, tmp_path
+):
+    """Spliced back, the reference answer is the task's own file byte for byte, which the
+    reference run already ran: it is not run again (and says so in its log). One byte
+    more and it runs."""
+    replay = write_replay(
+        tmp_path / "same.jsonl",
+        [
+            {"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 3")},
+            {"task": "caseguard", "snippet": "triple", "completion": fenced("return SCALE * x ")},
+        ],
+    )
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "evaluate", "--model", "reference", "--model", f"replay:{replay}", "--tasks-dir", tasks,
+        "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    records = {(r.snippet, r.model): r for r in ResultStore(out).records()}
+    assert {r.status for r in records.values()} == {"pass"}
+    for key in [("setup", "reference"), ("triple", "reference"), ("setup", "replay:same")]:
+        logs = out / str(records[key].log_dir)
+        assert "the task's own code, byte for byte" in (logs / "verdict.txt").read_text()
+        assert not (logs / "cases-output.txt").exists()
+        assert records[key].tests_ran == records[key].tests_expected == 2 - (key[0] == "setup")
+    # a trailing space: not the task's bytes, so it runs (and reads every case)
+    ran = records[("triple", "replay:same")]
+    assert _ran(out, ran.log_dir) == {"scale", "triples", "unused"}
 
 
 def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):

@@ -419,9 +419,18 @@ def reference_seconds(task: Task, sandboxes: Sandboxes) -> float:
 
 
 def score_snippet(
-    sandboxes: Sandboxes, task: Task, snippet: str, code: str, expected: Expected
+    sandboxes: Sandboxes,
+    task: Task,
+    snippet: str,
+    code: str,
+    expected: Expected,
+    *,
+    reuse: bool = True,
 ) -> Scored:
     """Splice ``code`` in place of ``snippet`` and grade it.
+
+    An answer whose spliced file is the task's own, byte for byte, takes the reference
+    run's verdict (``reuse``, the default) instead of running again.
 
     Nothing of the answer is compiled or parsed on the host: a file that does not
     compile fails in the sandbox, as ``syntax``.
@@ -435,6 +444,8 @@ def score_snippet(
     path = task.snippets[snippet].path
     spliced = splice(task, snippet, code)
     ids = expected.ids[selection_key(task.tests_for(snippet))]
+    if reuse and _is_the_task_code(task, path, spliced):
+        return _reference_verdict(task, spliced, code, ids)
     if task.grading != "cases":
         run = run_tests(
             sandboxes.run, task, task.tests_for(snippet), overrides={path: spliced}, expected=ids
@@ -462,6 +473,44 @@ def score_snippet(
     logs["checks-output.txt"] = checks.stdout + checks.stderr
     logs["junit.xml"] = checks.junit
     return Scored(spliced, grade_checks(checks, raw), logs)
+
+
+# What an answer that gives back the task's own file records instead of its logs.
+REUSED_NOTE = (
+    "The spliced file is the task's own code, byte for byte: the reference run already\n"
+    "ran it (every case, every selected check passed), so it is not run again and its\n"
+    "verdict is the reference run's. (`rcb validate` runs it as an attempt runs, on only\n"
+    "the cases this snippet's checks read, and fails the task if that does not pass.)\n"
+)
+
+
+def _is_the_task_code(task: Task, path: str, spliced: str) -> bool:
+    """Whether ``spliced`` is byte for byte the task's own file (the reference answer,
+    or a model's that reproduces the authors' code exactly)."""
+    own = "".join(task.files[path].stripped()).encode("utf-8")
+    return spliced.encode("utf-8", "replace") == own
+
+
+def _reference_verdict(task: Task, spliced: str, code: str, ids: list[str]) -> Scored:
+    """The verdict of an answer whose spliced file is the task's own: the reference run
+    (which ``ids`` come from, every one passed) already ran these files. The same reach
+    check as a run applies."""
+    run = TestRun(
+        status="pass",
+        tests_expected=len(ids),
+        tests_ran=len(ids),
+        tests_passed=len(ids),
+        outcomes=dict.fromkeys(ids, "passed"),
+    )
+    reach = harness_reach(code) if task.grading != "cases" else []
+    if reach:
+        run = dataclasses.replace(
+            run,
+            status="fail",
+            failure_class="sandbox_violation",
+            message=f"passed, but not trusted: the code reaches into {'; '.join(reach)}",
+        )
+    return Scored(spliced, run, {"verdict.txt": REUSED_NOTE})
 
 
 def run_visible(

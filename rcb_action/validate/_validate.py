@@ -168,9 +168,8 @@ def check_task(
                 )
             if key in expected.cases:
                 # Attempts run only the cases these checks read: the reference must pass so.
-                own = score_snippet(
-                    sandboxes, task, name, "".join(task.reference_body(name)), expected
-                ).run
+                reference = "".join(task.reference_body(name))
+                own = score_snippet(sandboxes, task, name, reference, expected, reuse=False).run
                 if not own.passed:
                     check.problems.append(
                         Problem(
