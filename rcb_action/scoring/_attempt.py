@@ -443,25 +443,18 @@ def score_snippet(
     """
     path = task.snippets[snippet].path
     spliced = splice(task, snippet, code)
-    ids = expected.ids[selection_key(task.tests_for(snippet))]
+    key = selection_key(task.tests_for(snippet))
+    ids = expected.ids[key]
     if reuse and _is_the_task_code(task, path, spliced):
         return _reference_verdict(task, spliced, code, ids)
     if task.grading != "cases":
         run = run_tests(
             sandboxes.run, task, task.tests_for(snippet), overrides={path: spliced}, expected=ids
         )
-        reach = harness_reach(code) if run.passed else []
-        if reach:
-            run = dataclasses.replace(
-                run,
-                status="fail",
-                failure_class="sandbox_violation",
-                message=f"passed, but not trusted: the code reaches into {'; '.join(reach)}",
-            )
+        run = _distrust_reach(run, code)
         return Scored(
             spliced, run, {"pytest-output.txt": run.stdout + run.stderr, "junit.xml": run.junit}
         )
-    key = selection_key(task.tests_for(snippet))
     raw = _run_cases(sandboxes, task, {path: spliced}, only=expected.cases.get(key))
     logs = {"cases-output.txt": _output_text(raw)}
     early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
@@ -485,10 +478,22 @@ REUSED_NOTE = (
 
 
 def _is_the_task_code(task: Task, path: str, spliced: str) -> bool:
-    """Whether ``spliced`` is byte for byte the task's own file (the reference answer,
-    or a model's that reproduces the authors' code exactly)."""
-    own = "".join(task.files[path].stripped()).encode("utf-8")
-    return spliced.encode("utf-8", "replace") == own
+    """Whether ``spliced`` enters the sandbox as the task's own file, byte for byte (the
+    reference answer, or a model's that reproduces the authors' code exactly)."""
+    return task_files(task, {path: spliced}, only=[path]) == task_files(task, only=[path])
+
+
+def _distrust_reach(run: TestRun, code: str) -> TestRun:
+    """An in-process pass whose code reaches into the harness fails, as not trusted."""
+    reach = harness_reach(code) if run.passed else []
+    if not reach:
+        return run
+    return dataclasses.replace(
+        run,
+        status="fail",
+        failure_class="sandbox_violation",
+        message=f"passed, but not trusted: the code reaches into {'; '.join(reach)}",
+    )
 
 
 def _reference_verdict(task: Task, spliced: str, code: str, ids: list[str]) -> Scored:
@@ -502,14 +507,8 @@ def _reference_verdict(task: Task, spliced: str, code: str, ids: list[str]) -> S
         tests_passed=len(ids),
         outcomes=dict.fromkeys(ids, "passed"),
     )
-    reach = harness_reach(code) if task.grading != "cases" else []
-    if reach:
-        run = dataclasses.replace(
-            run,
-            status="fail",
-            failure_class="sandbox_violation",
-            message=f"passed, but not trusted: the code reaches into {'; '.join(reach)}",
-        )
+    if task.grading != "cases":
+        run = _distrust_reach(run, code)
     return Scored(spliced, run, {"verdict.txt": REUSED_NOTE})
 
 
