@@ -15,11 +15,13 @@ from conftest import FIXTURE_TASKS
 from rcb_action.models import (
     CallLimiter,
     LiteLLMModel,
+    NullModel,
+    ReferenceModel,
     import_litellm,
     retry_after_s,
 )
 from rcb_action.results import ResultStore
-from rcb_action.runner import EvalConfig, estimate, evaluate
+from rcb_action.runner import EvalConfig, estimate, evaluate, in_lanes, plan
 from rcb_action.tasks import load_tasks
 
 litellm = import_litellm()
@@ -227,3 +229,20 @@ def test_max_cost_stops_new_calls_and_a_higher_cap_resumes(tmp_path, cli):
         "--max-cost", "-1", "--out", tmp_path / "o2", "--no-progress",
     )  # fmt: skip
     assert code == 2 and "--max-cost must be 0 or more" in err
+
+
+def test_the_test_workers_start_on_tasks_of_their_own():
+    """Attempts go to the test workers in lanes, one per worker, each holding whole tasks:
+    the first attempts are of different tasks (so their reference runs overlap instead of
+    one worker waiting on the other's), each task's attempts keep their order, and no
+    attempt is lost or doubled."""
+    tasks = load_tasks(FIXTURE_TASKS)
+    config = EvalConfig(models=["reference", "null"], tasks_dir=FIXTURE_TASKS, workers=2)
+    items = plan(config, [ReferenceModel(), NullModel()], tasks)
+    assert len({item.task.id for item in items[:2]}) == 1  # plan order: one task at a time
+    lanes = in_lanes(items, 2)
+    assert sorted(map(id, lanes)) == sorted(map(id, items))
+    assert len({item.task.id for item in lanes[:2]}) == 2
+    for task in tasks:
+        assert [i for i in lanes if i.task is task] == [i for i in items if i.task is task]
+    assert in_lanes(items, 1) == items

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, Literal
 
@@ -677,7 +678,7 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
         for item in todo:
             runner._pending[item.task.id] += 1
         answered = _batch_answers(runner, todo) if config.batch else {}
-        _run_pool(runner, todo, summary, answered)
+        _run_pool(runner, in_lanes(todo, config.workers), summary, answered)
     else:
         runner.close()
     summary.seconds = time.monotonic() - started
@@ -689,6 +690,25 @@ def evaluate(config: EvalConfig, *, model_objects: list[Model] | None = None) ->
             file=sys.stderr,
         )
     return summary
+
+
+def in_lanes(todo: list[WorkItem], lanes: int) -> list[WorkItem]:
+    """``todo`` reordered so that ``lanes`` tasks run side by side: each task goes whole
+    to the lane with the fewest attempts so far, and the lanes are interleaved.
+
+    In plan order, the test workers all start on one task, and every one but the first
+    waits while the first runs the task's reference (once per task, then cached); in
+    lanes, each worker starts a task of its own, so the reference runs overlap. About
+    ``lanes`` tasks hold sandboxes at a time, as before about one did."""
+    if lanes <= 1:
+        return todo
+    by_task: dict[str, list[WorkItem]] = defaultdict(list)
+    for item in todo:
+        by_task[item.task.id].append(item)
+    queues: list[list[WorkItem]] = [[] for _ in range(lanes)]
+    for items in by_task.values():
+        min(queues, key=len).extend(items)
+    return [item for row in zip_longest(*queues) for item in row if item is not None]
 
 
 @dataclass
