@@ -164,6 +164,29 @@ def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):
     assert _ran(out, record.log_dir) == {"scale"}
 
 
+def test_an_answer_that_crashes_in_a_case_its_checks_read_fails_without_the_checks(
+    cli, tasks, tmp_path
+):
+    """Every check that reads a case that raised would only find it failed: the check
+    sandbox is not started, and the verdict names the case's own exception."""
+    replay = write_replay(
+        tmp_path / "answers.jsonl",
+        [{"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 1 // 0")}],
+    )
+    out = tmp_path / "out"
+    code, _, err = cli(
+        "evaluate", "--model", f"replay:{replay}", "--tasks-dir", tasks, "--tasks", "caseguard",
+        "--out", out, "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    record = next(r for r in ResultStore(out).records() if r.snippet == "setup")
+    assert record.status == "fail", record.message
+    assert "ZeroDivisionError" in record.message and "cases_guard.py failed" in record.message
+    logs = out / str(record.log_dir)
+    assert "ZeroDivisionError" in (logs / "cases-output.txt").read_text()
+    assert not (logs / "checks-output.txt").exists() and record.tests_ran == 0
+
+
 def test_cases_that_depend_on_each_other_are_a_validation_error(cli, tasks):
     """A case that reads state an earlier case left (here a shared random stream) gives
     other values when it runs alone: validate says so instead of failing attempts later."""

@@ -14,6 +14,7 @@ from rcb_action.scoring import (
     TestRun,
     grade_cases,
     grade_checks,
+    grade_crash,
     grade_pytest,
     started_marker,
 )
@@ -153,3 +154,41 @@ def test_a_check_failing_on_a_case_that_raised_takes_the_case_s_class():
     run = grade_pytest(raw(1, results=results), expected=IDS, timeout_s=10)
     graded = grade_checks(run, cases_raw(outputs={"outputs.json": b"{}"}))
     assert graded.status == "fail" and graded.failure_class == "name"
+
+
+def _outputs(**data) -> dict[str, bytes]:
+    return {"outputs.json": json.dumps({"cases": {}, "modules": {}, **data}).encode()}
+
+
+@pytest.mark.parametrize(
+    ("data", "failure_class", "says"),
+    [
+        (dict(cases={"a": {"value": 1}, "b": {"error": {"type": "NameError", "message": "x"}}}),
+         "name", "case 'b' raised: NameError: x"),
+        (dict(compile_error={"type": "SyntaxError", "message": "line 3"}),
+         "syntax", "does not compile"),
+        (dict(modules={"cases/c.py": {"error": {"type": "ImportError", "message": "no"}}}),
+         "import", "importing cases/c.py failed (case 'a')"),
+    ],
+)  # fmt: skip
+def test_a_crash_in_a_case_the_checks_read_fails_without_the_checks(data, failure_class, says):
+    run = grade_crash(cases_raw(outputs=_outputs(**data)), ["a", "b"])
+    assert isinstance(run, TestRun) and run.status == "fail"
+    assert run.failure_class == failure_class and says in run.message
+
+
+@pytest.mark.parametrize(
+    ("outputs", "read"),
+    [
+        (_outputs(cases={"a": {"value": 1}, "b": {"error": {"type": "TypeError"}}}), ["a"]),
+        (_outputs(cases={"b": {"error": {"type": "TypeError"}}}), None),  # reads not known
+        (_outputs(cases={}), ["a"]),  # no value and no reason: the checks say
+        ({"outputs.json": b"[" * 100_000}, ["a"]),
+        ({"outputs.json": b"not json"}, ["a"]),
+        ({}, ["a"]),
+    ],
+)
+def test_the_checks_decide_when_no_case_they_read_is_known_to_have_crashed(outputs, read):
+    """A crash in a case no check of the snippet reads is the checks' to judge, and what
+    does not parse as the runner's record is never taken for a crash, nor for a pass."""
+    assert grade_crash(cases_raw(outputs=outputs), read) is None

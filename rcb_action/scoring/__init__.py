@@ -31,6 +31,7 @@ from rcb_action.scoring._grade import (
     TestRun,
     grade_cases,
     grade_checks,
+    grade_crash,
     grade_pytest,
     started_marker,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "classify_exception",
     "grade_cases",
     "grade_checks",
+    "grade_crash",
     "grade_pytest",
     "harness_reach",
     "macro_task_mean",

@@ -41,6 +41,7 @@ from rcb_action.scoring._grade import (
     TestRun,
     grade_cases,
     grade_checks,
+    grade_crash,
     grade_pytest,
 )
 from rcb_action.scoring._reach import harness_reach
@@ -455,9 +456,10 @@ def score_snippet(
         return Scored(
             spliced, run, {"pytest-output.txt": run.stdout + run.stderr, "junit.xml": run.junit}
         )
-    raw = _run_cases(sandboxes, task, {path: spliced}, only=expected.cases.get(key))
+    read = expected.cases.get(key)
+    raw = _run_cases(sandboxes, task, {path: spliced}, only=read)
     logs = {"cases-output.txt": _output_text(raw)}
-    early = grade_cases(raw, timeout_s=float(task.config.timeout_s))
+    early = grade_cases(raw, timeout_s=float(task.config.timeout_s)) or grade_crash(raw, read)
     if early is not None:
         return Scored(spliced, dataclasses.replace(early, tests_expected=len(ids)), logs)
     checks = _run_checks(

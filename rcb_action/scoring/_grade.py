@@ -229,6 +229,60 @@ def grade_cases(raw: CasesRaw, *, timeout_s: float) -> TestRun | None:
     return None
 
 
+def grade_crash(raw: CasesRaw, read: list[str] | None) -> TestRun | None:
+    """A fail when the code under test did not compile, or raised (or gave no value) in a
+    case the snippet's checks read (``read``: the cases they read on the reference's run),
+    else None: the checks decide. Each check that reads such a case would only find it
+    failed, so the check sandbox is not started for it. None too when which cases the
+    checks read is not known (``read`` is None).
+
+    ``outputs.json`` is written in the process that ran the model's code, so what it
+    says is only ever believed to fail an attempt, never to pass one: an answer that
+    hides its crash there is graded by the checks as any other."""
+    if read is None or "outputs.json" not in raw.outputs:
+        return None
+    try:
+        data = json.loads(raw.outputs["outputs.json"])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), dict):
+        return None
+    common: dict[str, Any] = {
+        "returncode": raw.result.returncode,
+        "duration_s": raw.result.duration_s,
+        "stdout": raw.result.stdout[-OUTPUT_TAIL:],
+        "stderr": raw.result.stderr[-OUTPUT_TAIL:],
+    }
+    error = data.get("compile_error")
+    if isinstance(error, dict):
+        kind = str(error.get("type", "SyntaxError"))
+        message = f"the code does not compile: {kind}: {error.get('message', '')}"
+        return _fail(classify_exception(kind), message, **common)
+    listed = data.get("modules")
+    modules: dict[str, Any] = listed if isinstance(listed, dict) else {}
+    for name in read:
+        entry = data["cases"].get(name)
+        if isinstance(entry, dict) and "error" not in entry:
+            continue
+        if isinstance(entry, dict):
+            error, what = entry["error"], f"case '{name}' raised"
+        else:
+            failed = [
+                (m, i["error"])
+                for m, i in sorted(modules.items())
+                if isinstance(i, dict) and "error" in i
+            ]
+            if not failed:
+                return None  # no value and no reason: the checks decide
+            error, what = failed[0][1], f"importing {failed[0][0]} failed (case '{name}')"
+        error = error if isinstance(error, dict) else {}
+        kind = str(error.get("type", "Exception"))
+        return _fail(
+            classify_exception(kind), f"{what}: {kind}: {error.get('message', '')}", **common
+        )
+    return None
+
+
 _TRACEBACK_LAST = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit))\b", re.M)
 
 
