@@ -1,6 +1,9 @@
 """What the benchmark promises, checked on the task folders themselves (no sandbox runs).
 
-The sandboxed checks (reference passes, null fails) are tests/test_all_tasks.py; mutant kills come from the mutants.json files `rcb validate --mutants` writes.
+The sandboxed runs on this machine are tests/test_all_tasks.py. Mutant kills, and that
+null fails every snippet, come from the mutants.json files `rcb validate --mutants`
+writes, of the task's current hash, only when its validation passed (the reference
+passes under every seed and null fails every snippet).
 """
 
 import datetime as dt

@@ -132,8 +132,8 @@ def test_rebinding_the_assertion_helpers_forges_nothing(sandbox, request, tmp_pa
     labelled forgeable.
 
     The forging code is the same in every snippet and can only reach the run sandbox, so
-    one snippet per task (the one with the most checks) is asked; `null` fails every
-    snippet in test_all_tasks."""
+    one snippet per task (the one with the most checks) is asked; that `null` fails every
+    snippet is `rcb validate`'s (see test_all_tasks)."""
     _backend_or_skip(sandbox, request)
     tasks = [t for t in load_tasks(TASKS) if t.grading == "cases"]
     # Docker builds an image per environment; the numpy ones keep this test quick.

@@ -7,12 +7,14 @@ path, passes every stage. Slow: every attempt builds venvs and reruns reproduce.
 
 What runs here and what comes from the committed baselines: an adversary that runs the
 whole experiment (constant, copied, split-liar) costs the task's experiment two or three
-times; on repro-eki-lorenz96 (about 20 s a run here, and a leakage rerun) those three are
-checked on the records `rcb reproduce --model baseline:KIND` committed in
-baselines/reproduction (of the current task, by its hash) instead of being run again, to
-keep CI's time in bounds (about 80 s each); every other pair runs here. The honest agent
-is the gold run on every task (the reference, scripted without litellm) and, on the
-cheapest task, the same turns through litellm."""
+times. On the cheapest task (repro-adopt-toy) all five run here; on the others those
+three are checked on the records `rcb reproduce --model baseline:KIND` committed in
+baselines/reproduction (of the current task, by its hash) instead of being run again,
+to keep CI's time in bounds (about 80 s each on repro-eki-lorenz96); `rcb validate --mutants` runs all five on a reproduction task a pull
+request changes, and the scheduled validate-all on every one. The fabricator and the
+never-calls agent run here on every task. The honest agent is the gold run on every
+task (the reference, scripted without litellm) and, on the cheapest task, the same
+turns through litellm."""
 
 from __future__ import annotations
 
@@ -48,7 +50,11 @@ pytestmark = pytest.mark.slow
 REPRO_TASKS = sorted(p.name for p in TASKS.glob("repro-*") if (p / "task.yaml").is_file())
 BASELINES_DIR = TASKS.parent / "baselines" / "reproduction"
 # (task, adversary) pairs checked on the committed baselines instead of run here.
-FROM_BASELINES = {("repro-eki-lorenz96", kind) for kind in ("constant", "copied", "split-liar")}
+FROM_BASELINES = {
+    (task, kind)
+    for task in ("repro-eki-lorenz96", "repro-heston-ig")
+    for kind in ("constant", "copied", "split-liar")
+}
 HONEST_THROUGH_LITELLM = {"repro-adopt-toy"}
 
 
