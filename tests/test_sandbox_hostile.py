@@ -302,7 +302,10 @@ def _check(result: dict) -> None:
         attack = records[("setup", 2 * index)]
         # Output alone is no attack on a separate check sandbox: that answer is right.
         if result["task"] == "caseguard" and name == "1 GB on stdout":
-            assert attack.status == "pass", attack.message
+            # A flood that outlasts the task's 15 s (Docker's pipe on a loaded 2-core
+            # machine) is a timeout the answer earned; it never reaches the checks.
+            timed_out = attack.status == "fail" and attack.failure_class == "timeout"
+            assert attack.status == "pass" or timed_out, attack.message
             continue
         assert attack.status == "fail", f"{name}: {attack.status} {attack.message}"
         assert attack.failure_class != "harness_error", f"{name}: {attack.message}"
