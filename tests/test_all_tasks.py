@@ -18,12 +18,11 @@ this leg takes the tasks whose environment is one of ``DOCKER_ENVS``; the schedu
 ``validate-all`` workflow runs ``rcb validate --sandbox docker`` over every task, and
 ``RCB_DOCKER_ALL_TASKS=1`` runs this leg over every task too."""
 
-import json
 import os
 from pathlib import Path
 
 import pytest
-from conftest import TASKS
+from conftest import TASKS, fenced, write_replay
 
 from rcb_action.results import Record, ResultStore
 from rcb_action.runner import EvalConfig, evaluate
@@ -53,16 +52,10 @@ def _docker_selection() -> str | None:
 
 def _null_sample(path: Path) -> Path:
     rows = [
-        {
-            "model": NULL_SAMPLE,
-            "task": t.id,
-            "snippet": _heaviest(t),
-            "completion": "```python\npass\n```",
-        }
+        {"model": NULL_SAMPLE, "task": t.id, "snippet": _heaviest(t), "completion": fenced("pass")}
         for t in SNIPPET_TASKS
     ]
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
+    return write_replay(path, rows)
 
 
 def _run(out: Path, sandbox: str, tasks: str | None = None) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_TASKS, fenced, write_replay
 
-from rcb_action.results import ResultStore
+from rcb_action.results import Record, ResultStore
 
 CASES = """import guard
 
@@ -148,18 +148,24 @@ def test_an_answer_that_gives_back_the_task_code_gets_the_reference_runs_verdict
     assert _ran(out, ran.log_dir) == {"scale", "triples", "unused"}
 
 
-def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):
+def _setup_answered(cli, tasks: Path, tmp_path: Path, code: str) -> tuple[Path, Record]:
+    """The record of ``code`` as the answer to caseguard's snippet 'setup', and the
+    results folder its logs are under."""
     replay = write_replay(
         tmp_path / "answers.jsonl",
-        [{"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 4")}],
+        [{"task": "caseguard", "snippet": "setup", "completion": fenced(code)}],
     )
     out = tmp_path / "out"
-    code, _, err = cli(
+    status, _, err = cli(
         "evaluate", "--model", f"replay:{replay}", "--tasks-dir", tasks, "--tasks", "caseguard",
         "--out", out, "--no-progress",
     )  # fmt: skip
-    assert code == 0, err
-    record = next(r for r in ResultStore(out).records() if r.snippet == "setup")
+    assert status == 0, err
+    return out, next(r for r in ResultStore(out).records() if r.snippet == "setup")
+
+
+def test_a_wrong_answer_still_fails_on_the_cases_it_runs(cli, tasks, tmp_path):
+    out, record = _setup_answered(cli, tasks, tmp_path, "SCALE = 4")
     assert record.status == "fail" and record.failure_class == "assertion", record.message
     assert _ran(out, record.log_dir) == {"scale"}
 
@@ -169,17 +175,7 @@ def test_an_answer_that_crashes_in_a_case_its_checks_read_fails_without_the_chec
 ):
     """Every check that reads a case that raised would only find it failed: the check
     sandbox is not started, and the verdict names the case's own exception."""
-    replay = write_replay(
-        tmp_path / "answers.jsonl",
-        [{"task": "caseguard", "snippet": "setup", "completion": fenced("SCALE = 1 // 0")}],
-    )
-    out = tmp_path / "out"
-    code, _, err = cli(
-        "evaluate", "--model", f"replay:{replay}", "--tasks-dir", tasks, "--tasks", "caseguard",
-        "--out", out, "--no-progress",
-    )  # fmt: skip
-    assert code == 0, err
-    record = next(r for r in ResultStore(out).records() if r.snippet == "setup")
+    out, record = _setup_answered(cli, tasks, tmp_path, "SCALE = 1 // 0")
     assert record.status == "fail", record.message
     assert "ZeroDivisionError" in record.message and "cases_guard.py failed" in record.message
     logs = out / str(record.log_dir)

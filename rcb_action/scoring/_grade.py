@@ -197,16 +197,22 @@ def grade_pytest(raw: PytestRaw, *, expected: list[str] | None, timeout_s: float
     return _fail(classify_exception(exception), f"pytest exit status {result.returncode}", **common)
 
 
-def grade_cases(raw: CasesRaw, *, timeout_s: float) -> TestRun | None:
-    """A verdict when the run of the cases already decides the attempt (it timed out,
-    ran out of memory, was killed or wrote no outputs), else None: the checks decide."""
+def _cases_fields(raw: CasesRaw) -> dict[str, Any]:
+    """What a verdict decided on the cases run keeps of it."""
     result = raw.result
-    common: dict[str, Any] = {
+    return {
         "returncode": result.returncode,
         "duration_s": result.duration_s,
         "stdout": result.stdout[-OUTPUT_TAIL:],
         "stderr": result.stderr[-OUTPUT_TAIL:],
     }
+
+
+def grade_cases(raw: CasesRaw, *, timeout_s: float) -> TestRun | None:
+    """A verdict when the run of the cases already decides the attempt (it timed out,
+    ran out of memory, was killed or wrote no outputs), else None: the checks decide."""
+    result = raw.result
+    common = _cases_fields(raw)
     if result.oom_killed:
         return _fail("memory", "the cases were killed for exceeding the memory limit", **common)
     if result.timed_out:
@@ -247,12 +253,7 @@ def grade_crash(raw: CasesRaw, read: list[str] | None) -> TestRun | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("cases"), dict):
         return None
-    common: dict[str, Any] = {
-        "returncode": raw.result.returncode,
-        "duration_s": raw.result.duration_s,
-        "stdout": raw.result.stdout[-OUTPUT_TAIL:],
-        "stderr": raw.result.stderr[-OUTPUT_TAIL:],
-    }
+    common = _cases_fields(raw)
     error = data.get("compile_error")
     if isinstance(error, dict):
         kind = str(error.get("type", "SyntaxError"))
