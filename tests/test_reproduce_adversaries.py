@@ -84,10 +84,17 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def assert_caught(kind: str, record: ReproductionRecord) -> None:
+    """Failed at result_check with the adversary's flag. The numbers of an adversary that
+    runs the experiment come from seeds the harness draws, and a draw can land a mean out
+    of its published range (about 1 in 2,000 on repro-adopt-toy): then the attempt fails on
+    its numbers too, and a person need not review it; the flag is still there."""
     where = f"{record.task} / {kind}"
     assert record.scored, f"{where}: {record.message}"
-    assert record.failed_stage == "result_check", (where, record.failed_stage)
-    assert record.needs_review and record.dimensions["result_consistency"] is False, where
+    said = record.stages["result_check"].error if "result_check" in record.stages else None
+    assert record.failed_stage == "result_check", (where, record.failed_stage, record.message)
+    assert record.dimensions["result_consistency"] is False, (where, said)
+    in_range = all(m.in_range for m in record.metrics.values())
+    assert record.needs_review == in_range, (where, said)
     flag = BASELINE_FLAGS[kind]
     assert any(re.search(flag, reason) for reason in record.review_reasons), (
         f"{where}: no reason matches {flag!r}: {record.review_reasons}"
