@@ -1,4 +1,8 @@
+from conftest import TASKS
+
+from rcb_action.models import fenced
 from rcb_action.prompts import build_prompt, masked_file
+from rcb_action.scoring import task_files
 from rcb_action.splice import extract_code, reindent, splice
 from rcb_action.tasks import load_task
 
@@ -77,6 +81,28 @@ def test_reindent_to_placeholder():
         "  if x:\n",
         "      y = 2\n",
     ]
+
+
+def test_reindent_keeps_blank_lines_and_the_whitespace_past_the_margin():
+    code = "\n    x = 1\n        \n  \n    y = 2\n\n"
+    assert reindent(code, "\t") == ["\n", "\tx = 1\n", "\t    \n", "\n", "\ty = 2\n", "\n"]
+
+
+def test_every_reference_answer_splices_back_byte_for_byte():
+    """The reference's answer, fenced and extracted as a model's is, gives back the task's
+    own file: so it takes the reference run's verdict and never runs again."""
+    differ = []
+    for folder in sorted(p for p in TASKS.iterdir() if (p / "task.yaml").is_file()):
+        task = load_task(folder)
+        for name, snippet in task.snippets.items():
+            code = extract_code(fenced("".join(task.reference_body(name))))
+            assert code is not None
+            spliced = task_files(
+                task, {snippet.path: splice(task, name, code)}, only=[snippet.path]
+            )
+            if spliced != task_files(task, only=[snippet.path]):
+                differ.append(f"{task.id}: {name}")
+    assert differ == []
 
 
 def test_splice_reference_reproduces_the_stripped_file(fixture_tasks):

@@ -8,7 +8,6 @@ compile is spliced as it is; the sandbox finds that out and classes it.
 from __future__ import annotations
 
 import re
-import textwrap
 
 from rcb_action.prompts import masked_file
 from rcb_action.tasks import Task
@@ -88,13 +87,25 @@ def no_code_reason(completion: str) -> str:
 
 
 def reindent(code: str, indent: str) -> list[str]:
-    """Dedent ``code`` and indent every non-blank line by ``indent``.
+    """``code``'s lines moved from their common margin (the fewest leading spaces of a
+    non-blank line) to ``indent``.
 
-    Any text is accepted (tabs are expanded to 4 columns; carriage returns, form
-    feeds and NUL bytes are kept as they are, for the sandbox's compiler to judge).
+    Blank lines stay, at either end too, and a whitespace-only line keeps what it has
+    beyond the margin (one with less becomes empty): the reference's answer then
+    splices back into the task's own file byte for byte, and takes the reference
+    run's verdict without running again (see ``score_snippet``). Any text is accepted
+    (tabs are expanded to 4 columns; carriage returns, form feeds and NUL bytes are
+    kept as they are, for the sandbox's compiler to judge).
     """
-    body = textwrap.dedent(code.expandtabs(4)).strip("\n")
-    return [(indent + line if line.strip() else "") + "\n" for line in body.split("\n")]
+    lines = code.expandtabs(4).split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # the newline that ends the last line
+    margin = min((len(line) - len(line.lstrip(" ")) for line in lines if line.strip()), default=0)
+    out = []
+    for line in lines:
+        kept = line.strip() or line.startswith(" " * margin)
+        out.append((indent + line[margin:] if kept else "") + "\n")
+    return out
 
 
 def splice(task: Task, snippet_name: str, code: str) -> str:
