@@ -23,6 +23,21 @@ TASKS = ROOT / "tasks"
 FIXTURE_TASKS = Path(__file__).parent / "fixtures" / "tasks"
 # The fixture tasks' own tests run inside sandboxes, never in this session.
 collect_ignore = ["fixtures"]
+# Files whose tests run every real task's reference: they share the reference cache, and
+# in two test processes one waited on the other's lock for each task (the hostile answers
+# took 666 s there, 69 s after test_all_tasks in one process); they go to one process.
+REFERENCE_RUNS = {"test_all_tasks.py", "test_hostile_answers.py"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A file's tests go to one test process (pytest-xdist's loadgroup), so a module's
+    costly fixture runs once; the files in ``REFERENCE_RUNS`` all go to one."""
+    for item in items:
+        name = item.path.name
+        item.add_marker(
+            pytest.mark.xdist_group("reference-runs" if name in REFERENCE_RUNS else name)
+        )
 
 
 @pytest.fixture
