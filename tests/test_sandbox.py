@@ -122,21 +122,19 @@ def test_a_closed_backend_makes_nothing_again(toy):
     with pytest.raises(SandboxClosedError):
         sandbox.write_files({"late/answer.py": b"x = 1\n"})
     assert not workspace.exists()
-    before = set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-*"))
+    before = set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-p{os.getpid()}-*"))
     with pytest.raises(SandboxClosedError):
         backend.open(toy)
-    assert set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-*")) == before
+    assert set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-p{os.getpid()}-*")) == before
 
 
 @pytest.mark.slow
 def test_ctrl_c_on_the_local_backend_leaves_nothing_and_the_run_resumes(tmp_path):
-    def workspaces() -> set[Path]:
-        return {p for p in Path(tempfile.gettempdir()).glob("rcb-local-toy-*") if p.is_dir()}
-
-    before = workspaces()
-    code, _, command, out = run_and_signal(tmp_path, signal.SIGINT, "local")
+    code, pid, command, out = run_and_signal(tmp_path, signal.SIGINT, "local")
     assert code == 130
-    assert workspaces() - before == set(), "the interrupted run left its workspaces behind"
+    # The run's own workspaces are named for its pid; the other test process has its own.
+    left = [p for p in Path(tempfile.gettempdir()).glob(f"rcb-local-toy-p{pid}-*") if p.is_dir()]
+    assert left == [], "the interrupted run left its workspaces behind"
     resume_to_the_end(command, out)
 
 
