@@ -327,6 +327,14 @@ def test_a_later_job_loads_the_environment_images_instead_of_building_them(tmp_p
         pytest.skip(f"no Docker daemon: {exc}")
     cache = tmp_path / "actions-cache"
     cache.mkdir()
+    # The toy task on an environment of its own name: its image is this test's alone to
+    # remove, while the other test process runs the toy task on the shared one.
+    env_name = f"numpy-cache-p{os.getpid()}"
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURE_TASKS / "toy", tasks / "toy")
+    shutil.copytree(FIXTURE_TASKS / "_envs" / "numpy", tasks / "_envs" / env_name)
+    task_yaml = tasks / "toy" / "task.yaml"
+    task_yaml.write_text(task_yaml.read_text().replace("env: numpy\n", f"env: {env_name}\n"))
 
     def one_job(name: str) -> ActionRun:
         workdir = tmp_path / name
@@ -334,7 +342,7 @@ def test_a_later_job_loads_the_environment_images_instead_of_building_them(tmp_p
         env = {**github_env(workdir, gh, pull=None), "RUNNER_TEMP": str(workdir / "temp")}
         env |= {"RCB_CACHE_DIR": str(tmp_path / "rcb-cache"), "GITHUB_RUN_ID": name}
         inputs = inputs_for(warm, workdir, models="reference", sandbox="docker")
-        inputs["results-dir"] = "results"
+        inputs |= {"results-dir": "results", "tasks-dir": str(tasks)}
         return run_action(ROOT, inputs, env, workdir, token=TOKEN, cache=cache)
 
     with FakeGitHub() as gh:
@@ -343,6 +351,7 @@ def test_a_later_job_loads_the_environment_images_instead_of_building_them(tmp_p
         assert first.exit_code == 0, first.log
         images = first.step("Which images the tasks need").outputs
         [tag] = images["tags"].split()
+        assert tag.startswith(f"rcb-env:{env_name}-")
         assert images["key"].startswith("rcb-images-")
         assert first.step("Keep the images").outputs == {"complete": "true"}
         built = client.images.get(tag).id
@@ -355,6 +364,7 @@ def test_a_later_job_loads_the_environment_images_instead_of_building_them(tmp_p
         assert not second.step("Keep the images").ran
         assert client.images.get(tag).id == built
         assert second.outputs["scaled-pass-rate"] == "100.00"
+        client.images.remove(tag, force=True)
 
 
 def test_a_task_error_becomes_an_annotation_on_its_line(tmp_path, warm):

@@ -176,7 +176,7 @@ def test_a_container_that_fails_to_start_leaves_nothing_behind(docker_client, to
             name for name in left if name.startswith(f"rcb-docker-{toy.id}-p{os.getpid()}-")
         ] == []
         with open("/proc/mounts") as mounts:
-            assert "rcb-docker-toy-" not in mounts.read()
+            assert f"rcb-docker-{toy.id}-p{os.getpid()}-" not in mounts.read()
     finally:
         backend.close()
 
