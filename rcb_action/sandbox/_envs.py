@@ -144,18 +144,12 @@ def build_env() -> dict[str, str]:
     return env
 
 
-def build_sandbox(
-    argv: list[str], *, writable: Path, readable: list[Path], python_prefix: str
-) -> list[str]:
-    """``argv`` wrapped in bubblewrap for a build step (root only, see :func:`build_confined`).
-
-    The command sees a read-only system, the Python it was made from, ``readable``
-    read-only and ``writable`` writable, each at its own path; a private ``/tmp``,
-    ``/proc`` and ``/dev``; no network; no variable but :func:`build_env`'s; and it
-    runs as :data:`BUILD_UID` without capabilities.
-    """
+def bwrap_system(bwrap: str) -> list[str]:
+    """The start of every bubblewrap command rcb runs: new IPC, PID, network, UTS and
+    cgroup namespaces, killed with its parent, a session of its own, and the host's
+    system folders (``/usr``, ``/etc``, ``/bin``, ``/lib``, ...) read-only, links kept."""
     cmd = [
-        shutil.which("bwrap") or "bwrap",
+        bwrap,
         "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session",
         "--ro-bind", "/usr", "/usr",
@@ -166,6 +160,20 @@ def build_sandbox(
             cmd += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             cmd += ["--ro-bind", top, top]
+    return cmd
+
+
+def build_sandbox(
+    argv: list[str], *, writable: Path, readable: list[Path], python_prefix: str
+) -> list[str]:
+    """``argv`` wrapped in bubblewrap for a build step (root only, see :func:`build_confined`).
+
+    The command sees a read-only system, the Python it was made from, ``readable``
+    read-only and ``writable`` writable, each at its own path; a private ``/tmp``,
+    ``/proc`` and ``/dev``; no network; no variable but :func:`build_env`'s; and it
+    runs as :data:`BUILD_UID` without capabilities.
+    """
+    cmd = bwrap_system(shutil.which("bwrap") or "bwrap")
     # /tmp first: the staging folder may live under it and is bound on top.
     cmd += ["--perms", "1777", "--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev"]
     made: set[str] = {"/", "/tmp", "/usr"}

@@ -38,7 +38,7 @@ from rcb_action.sandbox._base import (
     host_gpus,
 )
 from rcb_action.sandbox._cgroups import Cgroups, ExecGroup, detect
-from rcb_action.sandbox._envs import build_venv
+from rcb_action.sandbox._envs import build_venv, bwrap_system
 from rcb_action.sandbox._files import (
     DelegatedFiles,
     HostFiles,
@@ -162,18 +162,7 @@ class LocalSandbox(DelegatedFiles, Sandbox):
         if not self.backend.confined:
             return [*self.backend.pid_namespace, *argv]
         base = Path(sys.base_prefix).resolve()
-        cmd = [
-            self.backend.bwrap,
-            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-            "--die-with-parent", "--new-session",
-            "--ro-bind", "/usr", "/usr",
-            "--ro-bind", "/etc", "/etc",
-        ]  # fmt: skip
-        for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
-            if os.path.islink(top):
-                cmd += ["--symlink", os.readlink(top), top]
-            elif os.path.isdir(top):
-                cmd += ["--ro-bind", top, top]
+        cmd = bwrap_system(self.backend.bwrap)
         # /tmp first: the venv or the workspace may live under it and are bound on top.
         tmp_bytes = str(self.backend.limits.tmp_mb << 20)
         cmd += ["--perms", "1777", "--size", tmp_bytes, "--tmpfs", "/tmp"]
