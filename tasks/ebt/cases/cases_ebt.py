@@ -234,13 +234,3 @@ def case_inference_variants():
     return {"final": final.detach(), "energies": torch.stack([e.reshape(-1) for e in energies]).detach(),
             "states": torch.stack([d.detach() for d in dists])}
 
-
-def case_toy_nan_gradient():
-    model = _toy_model(6, mcmc_step_size=0.3, mcmc_num_steps=2)
-    model.transformer.target[0, 0, 0] = float("nan")
-    ids = torch.ones((BATCH, SEQ), dtype=torch.long)
-    try:
-        model(ids, learning=False, return_raw_logits=True)
-    except ValueError as e:
-        return {"raised": "ValueError", "message": str(e)}
-    return {"raised": None}
