@@ -18,6 +18,7 @@ from rcb_action.results import ResultStore
 from rcb_action.sandbox import Limits, get_backend, host_gpus
 from rcb_action.sandbox import _local as local_module
 from rcb_action.sandbox._base import TRUNCATION_MARKER, SandboxClosedError
+from rcb_action.sandbox._files import workspace_prefix
 from rcb_action.sandbox._images import PipSettings, _context, env_key
 from rcb_action.tasks import load_task
 
@@ -122,10 +123,11 @@ def test_a_closed_backend_makes_nothing_again(toy):
     with pytest.raises(SandboxClosedError):
         sandbox.write_files({"late/answer.py": b"x = 1\n"})
     assert not workspace.exists()
-    before = set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-p{os.getpid()}-*"))
+    ours = f"{workspace_prefix('local', toy.id)}*"
+    before = set(Path(tempfile.gettempdir()).glob(ours))
     with pytest.raises(SandboxClosedError):
         backend.open(toy)
-    assert set(Path(tempfile.gettempdir()).glob(f"rcb-local-{toy.id}-p{os.getpid()}-*")) == before
+    assert set(Path(tempfile.gettempdir()).glob(ours)) == before
 
 
 @pytest.mark.slow
@@ -133,7 +135,8 @@ def test_ctrl_c_on_the_local_backend_leaves_nothing_and_the_run_resumes(tmp_path
     code, pid, command, out = run_and_signal(tmp_path, signal.SIGINT, "local")
     assert code == 130
     # The run's own workspaces are named for its pid; the other test process has its own.
-    left = [p for p in Path(tempfile.gettempdir()).glob(f"rcb-local-toy-p{pid}-*") if p.is_dir()]
+    ours = f"{workspace_prefix('local', 'toy', pid)}*"
+    left = [p for p in Path(tempfile.gettempdir()).glob(ours) if p.is_dir()]
     assert left == [], "the interrupted run left its workspaces behind"
     resume_to_the_end(command, out)
 

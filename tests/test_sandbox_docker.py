@@ -22,6 +22,7 @@ from rcb_action.errors import RcbError
 from rcb_action.sandbox import EnvironmentBuildError, Limits, get_backend
 from rcb_action.sandbox._base import TRUNCATION_MARKER
 from rcb_action.sandbox._docker import LABEL, docker_client
+from rcb_action.sandbox._files import workspace_prefix
 from rcb_action.sandbox._images import ensure_image
 from rcb_action.tasks import load_task
 
@@ -172,11 +173,10 @@ def test_a_container_that_fails_to_start_leaves_nothing_behind(docker_client, to
         assert _ours(docker_client, os.getpid()) == []
         left = set(os.listdir(tempfile.gettempdir())) - before
         # Ours only: the other test process may have a workspace open just now.
-        assert [
-            name for name in left if name.startswith(f"rcb-docker-{toy.id}-p{os.getpid()}-")
-        ] == []
+        ours = workspace_prefix("docker", toy.id)
+        assert [name for name in left if name.startswith(ours)] == []
         with open("/proc/mounts") as mounts:
-            assert f"rcb-docker-{toy.id}-p{os.getpid()}-" not in mounts.read()
+            assert ours not in mounts.read()
     finally:
         backend.close()
 

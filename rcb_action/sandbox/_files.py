@@ -78,10 +78,16 @@ def unmount(target: Path) -> None:
 _OWNED = re.compile(r"rcb-(local|docker)-.+-p(\d+)-[^-]+")
 
 
+def workspace_prefix(backend: str, task_id: str, pid: int | None = None) -> str:
+    """How the names of the workspaces process ``pid`` (this one by default) makes for
+    ``task_id`` on ``backend`` begin."""
+    return f"rcb-{backend}-{task_id}-p{os.getpid() if pid is None else pid}-"
+
+
 def new_workspace(backend: str, task_id: str) -> Path:
     """A new workspace folder in the temp folder, named for this process, so that a run
     killed before it could clean up (SIGKILL, a crash) can be told from a live one."""
-    return Path(tempfile.mkdtemp(prefix=f"rcb-{backend}-{task_id}-p{os.getpid()}-"))
+    return Path(tempfile.mkdtemp(prefix=workspace_prefix(backend, task_id)))
 
 
 def remove_workspace(folder: Path) -> None:
