@@ -50,13 +50,17 @@ class Draw:
     prompt_sha: str
 
 
+def _stratum(weight: int, census_lines: int) -> str:
+    return CENSUS if weight >= census_lines else SAMPLED
+
+
 def _strata(tasks: list[Task], census_lines: int) -> dict[str, int]:
     """Weighted lines of the whole selection in each stratum."""
     lines = {CENSUS: 0, SAMPLED: 0}
     for task in tasks:
         for name in task.snippet_names():
             weight = task.weight(name)
-            lines[CENSUS if weight >= census_lines else SAMPLED] += weight
+            lines[_stratum(weight, census_lines)] += weight
     return lines
 
 
@@ -65,9 +69,9 @@ def draw(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     chosen: list[tuple[Task, str, str]] = []
     for task in sorted(tasks, key=lambda t: t.id):
-        names = task.snippet_names()
-        chosen += [(task, n, CENSUS) for n in names if task.weight(n) >= args.census_lines]
-        rest = [n for n in names if task.weight(n) < args.census_lines]
+        strata = {n: _stratum(task.weight(n), args.census_lines) for n in task.snippet_names()}
+        chosen += [(task, n, CENSUS) for n, s in strata.items() if s == CENSUS]
+        rest = [n for n, s in strata.items() if s == SAMPLED]
         if rest:
             chosen.append((task, rng.choice(rest), SAMPLED))
     prompts = args.dir / "prompts"
@@ -144,7 +148,6 @@ class Estimate:
     high: float
     census: tuple[int, int]  # lines passed, lines
     sampled: tuple[int, int]  # lines passed, lines answered
-    lines: dict[str, int]  # the benchmark's lines in each stratum
 
 
 def stratified(
@@ -181,7 +184,6 @@ def stratified(
         high=boot[int(0.975 * (len(boot) - 1))],
         census=(census_passed, sum(w for w, _ in census)),
         sampled=(sum(w for w, p in answered if p), sum(w for w, _ in answered)),
-        lines=lines,
     )
 
 
@@ -223,7 +225,7 @@ def estimate(args: argparse.Namespace) -> int:
     print(f"census (>= {record['census_lines']} lines): {c_pass} of {c_lines} lines passed")
     print(
         f"sampled: {s_pass} of {s_lines} answered lines passed, standing for "
-        f"{result.lines[SAMPLED]} lines"
+        f"{record['lines'][SAMPLED]} lines"
     )
     print(
         f"scaled pass@1 about {result.scaled:.1f} "
