@@ -15,6 +15,10 @@ gives a 95% bootstrap interval over the drawn papers.
     python bench/difficulty.py replay DIR --model NAME
         reads the answers, DIR/answers/<key>.md, into DIR/answers.jsonl for
         rcb evaluate --model replay:DIR/answers.jsonl --paper without --out DIR/results
+    python bench/difficulty.py draw DIR --carry OLD/answers.jsonl
+        a drawn snippet whose prompt is byte for byte the one an earlier probe's answer was
+        made for keeps that answer (DIR/answers/<key>.md, marked "carried" in draws.json);
+        only the others need fresh contexts.
     python bench/difficulty.py estimate DIR [--results DIR/results]
         prints the estimate, each stratum's lines passed, and every failure.
 """
@@ -46,8 +50,9 @@ class Draw:
     snippet: str
     weight: int
     stratum: str
-    context: int
+    context: int | None  # None: carried
     prompt_sha: str
+    carried: str | None = None  # the answers file an earlier probe's answer came from
 
 
 def _stratum(weight: int, census_lines: int) -> str:
@@ -64,28 +69,60 @@ def _strata(tasks: list[Task], census_lines: int) -> dict[str, int]:
     return lines
 
 
+def _carried(paths: list[Path], paper: str) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """Earlier probes' answers by (task, snippet, prompt_sha): (completion, source)."""
+    answers: dict[tuple[str, str, str], tuple[str, str]] = {}
+    for path in paths:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise RcbError(f"{path}: cannot read ({exc.strerror})") from None
+        for number, line in enumerate(lines, 1):
+            try:
+                row = json.loads(line)
+                key = (row["task"], row["snippet"], row["prompt_sha"])
+                completion = row["completion"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise RcbError(f"{path}:{number}: not a replay row") from None
+            if row.get("paper", paper) == paper:
+                answers.setdefault(key, (completion, str(path)))
+    return answers
+
+
 def draw(args: argparse.Namespace) -> int:
     tasks = load_tasks_of_kind(resolve_tasks_dir(args.tasks_dir), args.tasks, "snippet")
-    rng = random.Random(args.seed)
+    carry = _carried(args.carry, args.paper)
     chosen: list[tuple[Task, str, str]] = []
     for task in sorted(tasks, key=lambda t: t.id):
         strata = {n: _stratum(task.weight(n), args.census_lines) for n in task.snippet_names()}
         chosen += [(task, n, CENSUS) for n, s in strata.items() if s == CENSUS]
         rest = [n for n, s in strata.items() if s == SAMPLED]
         if rest:
+            # Seeded per task: a task that did not change draws the same snippet again.
+            rng = random.Random(f"{args.seed}:{task.id}")
             chosen.append((task, rng.choice(rest), SAMPLED))
     prompts = args.dir / "prompts"
     prompts.mkdir(parents=True, exist_ok=True)
     draws: list[Draw] = []
     seen: dict[str, int] = {}
     for index, (task, name, stratum) in enumerate(chosen):
-        # The n-th snippet of a paper goes to context n: no context sees a paper twice.
-        context = seen.get(task.id, 0)
-        seen[task.id] = context + 1
         prompt = build_prompt(task, name, paper=args.paper)
         key = f"s{index:03d}"
         (prompts / f"{key}.md").write_text(prompt.text, encoding="utf-8")
-        draws.append(Draw(key, task.id, name, task.weight(name), stratum, context, prompt.sha))
+        found = carry.get((task.id, name, prompt.sha))
+        context = None
+        if found:
+            answers = args.dir / "answers"
+            answers.mkdir(exist_ok=True)
+            (answers / f"{key}.md").write_text(found[0], encoding="utf-8")
+        else:
+            # The n-th fresh prompt of a paper goes to context n: none sees a paper twice.
+            context = seen.get(task.id, 0)
+            seen[task.id] = context + 1
+        draws.append(
+            Draw(key, task.id, name, task.weight(name), stratum, context, prompt.sha,
+                 carried=found[1] if found else None)
+        )  # fmt: skip
     record = {
         "seed": args.seed,
         "census_lines": args.census_lines,
@@ -96,10 +133,13 @@ def draw(args: argparse.Namespace) -> int:
     }
     (args.dir / "draws.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     census = sum(d.stratum == CENSUS for d in draws)
+    fresh = [d for d in draws if d.carried is None]
+    contexts = max(seen.values(), default=0)
     print(
         f"{len(draws)} prompts in {args.dir / 'prompts'}: {census} census snippets "
         f"(>= {args.census_lines} lines), {len(draws) - census} drawn (one a paper); "
-        f"{max(seen.values(), default=0)} context(s) needed at least",
+        f"{len(draws) - len(fresh)} carried from earlier answers, {len(fresh)} to answer "
+        f"in {contexts} context(s) at least",
         file=sys.stderr,
     )
     return 0
@@ -246,6 +286,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paper", choices=["with", "without"], default="without")
     p.add_argument("--tasks", default=None, help="task id glob (default: all)")
     p.add_argument("--tasks-dir", type=Path, default=None)
+    p.add_argument(
+        "--carry",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="ANSWERS_JSONL",
+        help="an earlier probe's replay file: its answers to byte-identical prompts are kept",
+    )
     p.set_defaults(run=draw)
     p = sub.add_parser("replay", help="gather DIR/answers/<key>.md into a replay file")
     p.add_argument("dir", type=Path)

@@ -100,3 +100,39 @@ def test_a_changed_task_is_refused_at_the_estimate(tmp_path, capsys):
     (probe / "results" / "results.jsonl").write_text(json.dumps(record) + "\n")
     assert difficulty.main(["estimate", str(probe)]) == 2
     assert "another prompt than the one drawn" in capsys.readouterr().err
+
+
+def test_a_later_probe_keeps_the_answers_to_the_same_prompts(tmp_path, capsys):
+    first, second = tmp_path / "first", tmp_path / "second"
+    common = ["--census-lines", "3", "--tasks", "casetoy", "--tasks-dir", str(FIXTURE_TASKS)]
+    assert difficulty.main(["draw", str(first), *common, "--seed", "7"]) == 0
+    draws = json.loads((first / "draws.json").read_text())["draws"]
+    # An answer to the first census prompt, and one made for another prompt of the other.
+    norm, slow = (d for d in draws if d["stratum"] == "census")
+    rows = [
+        {"task": "casetoy", "snippet": norm["snippet"], "paper": "without",
+         "prompt_sha": norm["prompt_sha"], "completion": "kept"},
+        {"task": "casetoy", "snippet": slow["snippet"], "paper": "without",
+         "prompt_sha": "0" * 16, "completion": "stale"},
+    ]  # fmt: skip
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+
+    assert (
+        difficulty.main(["draw", str(second), *common, "--seed", "7", "--carry", str(replay)]) == 0
+    )
+    assert "1 carried from earlier answers, 2 to answer in 2 context(s)" in capsys.readouterr().err
+    again = {d["snippet"]: d for d in json.loads((second / "draws.json").read_text())["draws"]}
+    # The same seed draws the same small snippet of an unchanged task.
+    assert {d["snippet"] for d in draws} == set(again)
+    kept = again[norm["snippet"]]
+    assert kept["carried"] == str(replay) and kept["context"] is None
+    assert (second / "answers" / f"{kept['key']}.md").read_text() == "kept"
+    assert again[slow["snippet"]]["carried"] is None
+    assert not (second / "answers" / f"{again[slow['snippet']]['key']}.md").exists()
+    assert sorted(d["context"] for d in again.values() if d["context"] is not None) == [0, 1]
+
+    replay.write_text("not json\n")
+    assert difficulty.main(["draw", str(second), *common, "--carry", str(replay)]) == 2
+    assert f"{replay}:1: not a replay row" in capsys.readouterr().err
