@@ -16,6 +16,33 @@ def f(x):
 """
 
 
+WHOLE_METHOD = '''\
+class Scaler:
+    """A class docstring outside the snippet."""
+
+    # <paper2code name="scale">
+    def scale(self, x):
+        """Scale x.
+
+        Its lines weigh nothing: no check reads them.
+        """
+        text = """a string that is not a docstring
+        counts as code"""
+        return 2 * x, text
+    # </paper2code name="scale">
+'''
+
+
+def test_docstrings_weigh_nothing():
+    parsed = parse_tags("m.py", WHOLE_METHOD)
+    (snippet,) = parsed.snippets
+    # def, the two lines of the assigned string, return; the docstring's three are out.
+    assert parsed.weight(snippet) == 4
+    assert snippet.weight(parsed.lines) == 7  # not told the file's docstrings: all count
+    # The same text in a file that is not Python has no docstrings.
+    assert parse_tags("m.txt", WHOLE_METHOD).docstrings == frozenset()
+
+
 def test_nested_snippets_and_weights():
     parsed = parse_tags("m.py", GOOD)
     names = [s.name for s in parsed.snippets]

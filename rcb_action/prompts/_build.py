@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rcb_action.papers import Paper, notes_for, paper_for
-from rcb_action.tasks import Task, code_lines, is_tag_line
+from rcb_action.tasks import Task, is_tag_line
 
 PLACEHOLDER = '# TODO: Implement block "{name}"'
 # A deliberately low estimate (real tokenizers give about 4 for English and code),
@@ -91,7 +91,7 @@ def masked_file(task: Task, snippet_name: str) -> tuple[list[str], int]:
     snippet = task.snippets[snippet_name]
     annotated = task.files[snippet.path]
     lines = annotated.lines
-    weight = code_lines(lines[snippet.start + 1 : snippet.end])
+    weight = annotated.weight(snippet)
     plural = "line" if weight == 1 else "lines"
     before = [line for line in lines[: snippet.start] if not is_tag_line(line)]
     after = [line for line in lines[snippet.end + 1 :] if not is_tag_line(line)]

@@ -74,7 +74,7 @@ class Task:
 
     def weight(self, name: str) -> int:
         snippet = self.snippets[name]
-        return snippet.weight(self.files[snippet.path].lines)
+        return self.files[snippet.path].weight(snippet)
 
     def reference_body(self, name: str) -> list[str]:
         snippet = self.snippets[name]

@@ -13,6 +13,7 @@ between its two tags, nested snippets included.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -46,6 +47,30 @@ def code_lines(lines: list[str]) -> int:
     return sum(1 for line in lines if is_code_line(line) and not is_tag_line(line))
 
 
+def docstring_lines(text: str) -> frozenset[int]:
+    """0-based indices of the lines of every module, class and function docstring.
+
+    A docstring is documentation: no check reads it, so it weighs nothing, like a
+    comment. Text that does not parse as Python has none.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return frozenset()
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+                and first.end_lineno is not None
+            ):
+                found.update(range(first.lineno - 1, first.end_lineno))
+    return frozenset(found)
+
+
 @dataclass
 class Snippet:
     """One marked snippet of an annotated file.
@@ -65,9 +90,16 @@ class Snippet:
         """The lines strictly between the tags, nested tag lines removed."""
         return [line for line in lines[self.start + 1 : self.end] if not is_tag_line(line)]
 
-    def weight(self, lines: list[str]) -> int:
-        """Code lines of the reference body; nested snippets count here too."""
-        return code_lines(lines[self.start + 1 : self.end])
+    def weight(self, lines: list[str], docstrings: frozenset[int] = frozenset()) -> int:
+        """Code lines of the reference body, docstring lines (0-based indices in
+        ``docstrings``) left out; nested snippets count here too."""
+        return code_lines(
+            [
+                line
+                for i, line in enumerate(lines[: self.end])
+                if i > self.start and i not in docstrings
+            ]
+        )
 
 
 @dataclass
@@ -77,10 +109,15 @@ class AnnotatedFile:
     path: str
     lines: list[str]
     snippets: list[Snippet]
+    docstrings: frozenset[int] = frozenset()  # 0-based indices of docstring lines
 
     def stripped(self) -> list[str]:
         """The file with every tag line removed."""
         return [line for line in self.lines if not is_tag_line(line)]
+
+    def weight(self, snippet: Snippet) -> int:
+        """The snippet's weighted lines: code lines, docstrings left out."""
+        return snippet.weight(self.lines, self.docstrings)
 
 
 def parse_tags(path: str, text: str) -> AnnotatedFile:
@@ -149,4 +186,5 @@ def parse_tags(path: str, text: str) -> AnnotatedFile:
         unclosed = open_stack[-1]
         raise TagError(path, unclosed.start + 1, f'snippet "{unclosed.name}" is never closed')
     done.sort(key=lambda s: s.start)
-    return AnnotatedFile(path=path, lines=lines, snippets=done)
+    docstrings = docstring_lines(text) if path.endswith(".py") else frozenset()
+    return AnnotatedFile(path=path, lines=lines, snippets=done, docstrings=docstrings)

@@ -265,7 +265,9 @@ def _tag_indices(annotated: AnnotatedFile) -> set[int]:
 def _code_indices(annotated: AnnotatedFile, snippet: Snippet) -> list[int]:
     """0-based indices of the snippet's weighted lines (nested snippets included)."""
     return [
-        i for i in range(snippet.start + 1, snippet.end) if code_lines([annotated.lines[i]]) == 1
+        i
+        for i in range(snippet.start + 1, snippet.end)
+        if code_lines([annotated.lines[i]]) == 1 and i not in annotated.docstrings
     ]
 
 

@@ -145,9 +145,10 @@ def render_index(tasks_dir: Path) -> str:
         f"{RECENT[0].isoformat()}: {since[0]} papers; on or after {RECENT[1].isoformat()}: "
         f"{since[1]}.",
         "",
-        "Weighted lines are the snippet's code lines in the reference (nested snippets count in each",
-        "snippet that encloses them), the weights of the scaled pass@1; distinct lines count each",
-        "masked line once. Licence and commit name the authors' code a task is built from (its",
+        "Weighted lines are the snippet's code lines in the reference (not blank, not comments, not",
+        "docstrings; nested snippets count in each snippet that encloses them), the weights of the",
+        "scaled pass@1; distinct lines count each masked line once. Licence and commit name the",
+        "authors' code a task is built from (its",
         "`code_license` and `code_commit`; a dash for rcb's own code). Grading: *cases and checks*",
         "run the model's code and judge its outputs in separate sandboxes; *in-process* tests run in",
         "the process that imported the model's code, so a pass can be forged. Mutants come from",
