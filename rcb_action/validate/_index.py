@@ -148,12 +148,12 @@ def render_index(tasks_dir: Path) -> str:
         "Weighted lines are the snippet's code lines in the reference (not blank, not comments, not",
         "docstrings; nested snippets count in each snippet that encloses them), the weights of the",
         "scaled pass@1; distinct lines count each masked line once. Licence and commit name the",
-        "authors' code a task is built from (its",
-        "`code_license` and `code_commit`; a dash for rcb's own code). Grading: *cases and checks*",
-        "run the model's code and judge its outputs in separate sandboxes; *in-process* tests run in",
-        "the process that imported the model's code, so a pass can be forged. Mutants come from",
-        "`rcb validate --mutants`: small edits of each snippet (an operator flipped, a statement dropped,",
-        "a constant changed, arguments swapped) that its tests must catch.",
+        "authors' code a task is built from (its `code_license` and `code_commit`; a dash for rcb's",
+        "own code). Grading: *cases and checks* run the model's code and judge its outputs in",
+        "separate sandboxes; *in-process* tests run in the process that imported the model's code, so",
+        "a pass can be forged. Mutants come from `rcb validate --mutants`: small edits of each",
+        "snippet (an operator flipped, a statement dropped, a constant changed, arguments swapped)",
+        "that its tests must catch.",
         "",
     ]
     return "\n".join(lines)
