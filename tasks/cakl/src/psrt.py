@@ -147,6 +147,7 @@ class PH:
 
 
 
+    # <paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves()">
     def compute_f_vector_at_t(self, simplices_with_filtration, t):
         """
         Given a list of (simplex, filtration) pairs, compute the f-vector for the
@@ -182,17 +183,14 @@ class PH:
             self.specific_filtration = np.linspace(self.min_edge_length, self.max_edge_length, self.num_instances)
 
         t_values = self.specific_filtration # np.linspace(self.min_edge_length, self.max_edge_length, self.num_instances)
-        # <paper2code name="f-vector curves">
         f_curves = {d: [] for d in range(self.max_dimension + 1)}
         for t in t_values:
             fv = self.compute_f_vector_at_t(simplices_with_filtration, t)
             for d in range(self.max_dimension + 1):
                 f_curves[d].append(fv[d])
         return f_curves
-        # </paper2code name="f-vector curves">
 
 
-    # <paper2code name="h-vector methods compute_h_vector(f_counts) and compute_h_vector_curves()">
     def compute_h_vector(self, f_counts):
         """
         Computes the h-vector from the f-vector.
@@ -224,7 +222,6 @@ class PH:
             for k in range(d + 1):
                 h_curves[k].append(h_vec[k])
         return h_curves
-    # </paper2code name="h-vector methods compute_h_vector(f_counts) and compute_h_vector_curves()">
 
 
 
@@ -244,7 +241,6 @@ class PH:
         # simplex_tree = rips_complex.create_simplex_tree(max_dimension=self.max_dimension + 1)
         # simplices_with_filtration = list(simplex_tree.get_simplices())
 
-        # <paper2code name="facet barcodes">
         simplex_entries = self.simplices_filtration()
 
         subset_birth = {}
@@ -252,7 +248,6 @@ class PH:
             if (len(simplex) - 1) <= self.max_dimension:
                 subset_birth[frozenset(simplex)] = filt
 
-        # <paper2code name="facet deaths">
         subset_death = {}
         for subset, birth in subset_birth.items():
             k = len(subset)
@@ -266,8 +261,6 @@ class PH:
                         if len(superset) == k + 1 and superset in subset_birth:
                             candidate_deaths.append(subset_birth[superset])
                 subset_death[subset] = min(candidate_deaths) if candidate_deaths else math.inf
-        # </paper2code name="facet deaths">
-        # </paper2code name="facet barcodes">
 
         barcodes = {dim: [] for dim in range(self.max_dimension + 1)}
         for subset, birth in subset_birth.items():
@@ -278,7 +271,6 @@ class PH:
                     barcodes[dim].append((birth, death))
         return barcodes
 
-    # <paper2code name="active facet counts">
     def prepare_intervals_from_barcodes(self, dimension=None):
         barcodes = self.vietoris_rips_simplices_birth_death()
         intervals = []
@@ -300,7 +292,6 @@ class PH:
         births, deaths = self.prepare_intervals_from_barcodes(dimension=dimension)
         counts = [self.count_active_intervals_sorted(births, deaths, t) for t in t_values]
         return counts
-    # </paper2code name="active facet counts">
 
     def facet_curves(self):
         # t_values = np.linspace(self.min_edge_length, self.max_edge_length, self.num_instances)
@@ -309,6 +300,7 @@ class PH:
         t_values = self.specific_filtration
         curves = {dimension: self.compute_active_curve(dimension, t_values) for dimension in range(self.max_dimension + 1)}
         return curves
+    # </paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves()">
 
 
 from itertools import product
