@@ -274,6 +274,9 @@ class ScriptedEngine:
         self.served = 0
 
     def generate(self, prompts, params_list):
+        if isinstance(params_list, list) and len(params_list) != len(prompts):
+            # as vLLM's LLM.generate: one SamplingParams per prompt
+            raise ValueError("The lengths of prompts and params must be the same.")
         outputs = []
         for _, params in zip(prompts, params_list):
             rows, answer = self.scripts[self.served]

@@ -16,6 +16,7 @@ class ConfPerReqLogitsProcessor:
     """The request-level logits processor masks out all logits except the
     token id identified by `target_token`"""
 
+    # <paper2code name="early-stop logits processor: ConfPerReqLogitsProcessor's __init__(threshold, eos_token_id, conf_group_size, conf_topk), compute_conf(logits) and __call__(output_ids, logits), with the window of recent token confidences in self.conf_group_list">
     def __init__(self, threshold: float, eos_token_id: int, conf_group_size: int, conf_topk: int) -> None:
         """Specify `confidence`"""
         self.threshold = threshold
@@ -28,19 +29,16 @@ class ConfPerReqLogitsProcessor:
 
     def compute_conf(self, logits: torch.Tensor) -> float:
         # Compute the confidence score based on the logits
-        # <paper2code name="topk token confidence">
         probabilities = torch.softmax(logits, dim=-1)
         top_probs, _ = torch.topk(probabilities, self.conf_topk, dim=-1)
         log_probs = torch.log(top_probs)
         return -log_probs.sum().item() / self.conf_topk
-        # </paper2code name="topk token confidence">
 
     def __call__(
         self,
         output_ids: list[int],
         logits: torch.Tensor,
     ) -> torch.Tensor:
-        # <paper2code name="early-stop processor">
         new_conf = self.compute_conf(logits)
 
         if len(self.conf_group_list) < self.conf_group_size:
@@ -56,7 +54,7 @@ class ConfPerReqLogitsProcessor:
             logits[:] = float("-inf")
             logits[self.eos_token_id] = val_to_keep
         return logits
-        # </paper2code name="early-stop processor">
+    # </paper2code name="early-stop logits processor: ConfPerReqLogitsProcessor's __init__(threshold, eos_token_id, conf_group_size, conf_topk), compute_conf(logits) and __call__(output_ids, logits), with the window of recent token confidences in self.conf_group_list">
     
 
 class WrappedPerReqLogitsProcessor(AdapterLogitsProcessor):

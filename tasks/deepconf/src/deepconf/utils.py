@@ -38,9 +38,9 @@ def extract_answer(text: str) -> Optional[str]:
 
 
 
+# <paper2code name="token and group confidence: compute_confidence(logprobs) and compute_least_grouped(confs, group_size)">
 def compute_confidence(logprobs: List[Dict]) -> List[float]:
     """Compute confidence score from logprobs and return only confidence values"""
-    # <paper2code name="token confidence">
     confs = []
     for token_logprobs in logprobs:
         if token_logprobs:
@@ -49,12 +49,10 @@ def compute_confidence(logprobs: List[Dict]) -> List[float]:
             mean_logprob = np.mean([lp.logprob for lp in token_logprobs.values()])
             confs.append(round(-mean_logprob, 3))
     return confs
-    # </paper2code name="token confidence">
 
 
 def compute_least_grouped(confs: List[float], group_size: int) -> List[float]:
     """Compute sliding window mean confidence"""
-    # <paper2code name="group confidence">
     if len(confs) < group_size:
         return [sum(confs) / len(confs)] if confs else [0]
     
@@ -63,7 +61,7 @@ def compute_least_grouped(confs: List[float], group_size: int) -> List[float]:
         window = confs[i:i + group_size]
         sliding_means.append(round(sum(window) / len(window), 3))
     return sliding_means
-    # </paper2code name="group confidence">
+# </paper2code name="token and group confidence: compute_confidence(logprobs) and compute_least_grouped(confs, group_size)">
 
 
 # ============= VOTING FUNCTIONS =============
@@ -77,12 +75,12 @@ def simple_majority_vote(answers: List[str]) -> Optional[str]:
     return vote_counts.most_common(1)[0][0]
 
 
+# <paper2code name="confidence-weighted voting and trace confidences with top-eta% filtering: weighted_majority_vote(answers, weights), calculate_mean_confidence(trace), calculate_tail_confidence(trace, tail_tokens=2048), calculate_bottom_window_confidence(trace, window_size=2048, bottom_percent=0.1), filter_top_confidence(traces, confidence_type, top_percent) for confidence_type 'mean', 'tail', 'bottom_window' or 'min_window'">
 def weighted_majority_vote(answers: List[str], weights: List[float]) -> Optional[str]:
     """Perform weighted majority voting"""
     if not answers:
         return None
     
-    # <paper2code name="confidence-weighted vote">
     answer_weights = {}
     for answer, weight in zip(answers, weights):
         if answer is not None:
@@ -93,7 +91,6 @@ def weighted_majority_vote(answers: List[str], weights: List[float]) -> Optional
         return None
     
     return max(answer_weights.keys(), key=lambda x: answer_weights[x])
-    # </paper2code name="confidence-weighted vote">
 
 
 def calculate_mean_confidence(trace: Dict[str, Any]) -> float:
@@ -124,7 +121,6 @@ def calculate_bottom_window_confidence(trace: Dict[str, Any], window_size: int =
     try:
         if 'confs' in trace and trace['confs']:
             confs = trace['confs']
-            # <paper2code name="bottom-window confidence">
             if len(confs) < window_size:
                 return np.mean(confs)
             
@@ -148,7 +144,6 @@ def calculate_bottom_window_confidence(trace: Dict[str, Any], window_size: int =
             else:
                 bottom_means = np.partition(window_means, num_bottom-1)[:num_bottom]
                 return np.mean(bottom_means)
-            # </paper2code name="bottom-window confidence">
         
         return 0.0
     except Exception:
@@ -160,7 +155,6 @@ def filter_top_confidence(traces: List[Dict[str, Any]], confidence_type: str = '
     if not traces:
         return []
     
-    # <paper2code name="confidence filtering">
     # Calculate confidences
     confidences = []
     for trace in traces:
@@ -186,7 +180,7 @@ def filter_top_confidence(traces: List[Dict[str, Any]], confidence_type: str = '
             filtered_traces.append(trace)
     
     return filtered_traces
-    # </paper2code name="confidence filtering">
+# </paper2code name="confidence-weighted voting and trace confidences with top-eta% filtering: weighted_majority_vote(answers, weights), calculate_mean_confidence(trace), calculate_tail_confidence(trace, tail_tokens=2048), calculate_bottom_window_confidence(trace, window_size=2048, bottom_percent=0.1), filter_top_confidence(traces, confidence_type, top_percent) for confidence_type 'mean', 'tail', 'bottom_window' or 'min_window'">
 
 
 def compute_all_voting_results(traces: List[Dict[str, Any]]) -> Dict[str, Any]:

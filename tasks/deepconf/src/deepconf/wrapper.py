@@ -206,9 +206,7 @@ class DeepThinkLLM:
         output.warmup_process_time = time.time() - warmup_process_start
         
         print('Warmup min_confs:', warmup_result['min_confs'])
-        # <paper2code name="warmup threshold">
         output.conf_bar = float(np.percentile(warmup_result['min_confs'],100 - confidence_percentile))
-        # </paper2code name="warmup threshold">
         output.warmup_min_confs = warmup_result['min_confs']
         
         output.warmup_traces = warmup_result['traces']
@@ -250,11 +248,9 @@ class DeepThinkLLM:
         output.final_tokens = final_result['total_tokens']
         
         # Apply confidence threshold to final traces
-        # <paper2code name="early-stop marking">
         for trace in output.final_traces:
             if trace["min_conf"] < output.conf_bar:
                 trace["stop_reason"] = "gconf_threshold"
-        # </paper2code name="early-stop marking">
         
         # Combine all traces
         output.all_traces = output.warmup_traces + output.final_traces
