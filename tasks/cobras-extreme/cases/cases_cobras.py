@@ -27,7 +27,7 @@ from jax import random  # noqa: E402
 
 from cobras_extreme.cobras import get_modes  # noqa: E402
 from cobras_extreme.kflow.cobras_utils import get_factorization  # noqa: E402
-from cobras_extreme.mnls.ctrl_utils import get_ctrl_suppresion_fn, get_svm_fns  # noqa: E402
+from cobras_extreme.mnls.ctrl_utils import get_ctrl_suppresion_fn, get_quant_fn, get_svm_fns  # noqa: E402
 from cobras_extreme.mnls.scripts.gen_mnls_data_backward_gauss import (  # noqa: E402
     gauss_shift,
     gauss_shift_v,
@@ -140,6 +140,15 @@ def qoi_inputs():
     return traj, x, np.arange(n_t, dtype=float), 0.5, 1.5, 15.0, length / n_x
 
 
+def quantile_inputs():
+    """n_quantiles + 1 sorted bin edges and values strictly between the outer two."""
+    g = rng(9)
+    n_quantiles = 5
+    edges = np.sort(g.normal(size=n_quantiles + 1))
+    x = g.uniform(edges[0], edges[-1], size=100)
+    return edges, n_quantiles, x
+
+
 def arr(value):
     return np.asarray(value)
 
@@ -233,6 +242,11 @@ def case_suppression_control():
     )
     control = get_ctrl_suppresion_fn(decision, gradient)
     return arr(control(jnp.array(state), jnp.array(psi), jnp.array(phi0)))
+
+
+def case_quantile_bins():
+    edges, n_quantiles, x = quantile_inputs()
+    return arr(get_quant_fn(jnp.array(edges), n_quantiles)(jnp.array(x)))
 
 
 # ---- the localized quantity of interest --------------------------------------------------

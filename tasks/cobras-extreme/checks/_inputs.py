@@ -96,3 +96,12 @@ def qoi_inputs():
     x = np.linspace(0, length, n_x, endpoint=False)
     traj = g.normal(size=(n_t, n_x)) + 1j * g.normal(size=(n_t, n_x))
     return traj, x, np.arange(n_t, dtype=float), 0.5, 1.5, 15.0, length / n_x
+
+
+def quantile_inputs():
+    """n_quantiles + 1 sorted bin edges and values strictly between the outer two."""
+    g = rng(9)
+    n_quantiles = 5
+    edges = np.sort(g.normal(size=n_quantiles + 1))
+    x = g.uniform(edges[0], edges[-1], size=100)
+    return edges, n_quantiles, x

@@ -24,6 +24,7 @@ from _inputs import (
     frame_inputs,
     modes_inputs,
     qoi_inputs,
+    quantile_inputs,
     recon_inputs,
     snapshots_and_gradients,
     svm_inputs,
@@ -252,6 +253,17 @@ def test_suppression_control(outputs, reference):
     close(got, want, "control", atol=1e-10)
     assert np.all(got[~event] == 0), "control acts where no event is predicted"
     close(got, reference["suppression_control"], "reference", atol=1e-10)
+
+
+def test_quantile_bins(outputs, reference):
+    edges, n_quantiles, x = quantile_inputs()
+    got = np.asarray(outputs["quantile_bins"])
+    # bin i holds edges[i] <= x < edges[i + 1]; no value lies on an edge or outside them
+    want = np.array([np.flatnonzero(edges <= value)[-1] for value in x])
+    assert got.shape == x.shape
+    np.testing.assert_array_equal(got, want)
+    assert got.min() >= 0 and got.max() <= n_quantiles - 1
+    np.testing.assert_array_equal(got, reference["quantile_bins"])
 
 
 # ---- the localized quantity of interest ---------------------------------------------------------

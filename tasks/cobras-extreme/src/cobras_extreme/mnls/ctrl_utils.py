@@ -5,8 +5,8 @@ from cobras_extreme.mnls.complex_utils import complex_to_ri_axis
 from cobras_extreme.mnls.unity_utils import periodic_channelwise_correlation_fft_batched
 
 
+# <paper2code name="SVM classifier and suppression control: get_svm_fns(sv, s_mean, s_scale, gamma, dual_coefs, b) -> (decision_function, svm_gradient), get_quant_fn(quantile_boundaries, n_quantiles) -> the bin of x among the n_quantiles + 1 sorted edges, get_ctrl_suppresion_fn(decision_function, svm_gradient) -> get_ctrl_suppresion(state, centered_psi, Phi_0_complex)">
 def get_svm_fns(sv, s_mean, s_scale, gamma, dual_coefs, b):
-    # <paper2code name="svm decision and gradient">
     @jit
     def decision_function(x_unscaled):
         """x: (n_points, n_features)"""
@@ -28,7 +28,6 @@ def get_svm_fns(sv, s_mean, s_scale, gamma, dual_coefs, b):
         W = K * dual_coefs[None, :]
         scaled_grad = 2 * gamma * (W @ sv - W.sum(axis=1, keepdims=True) * x)
         return scaled_grad / s_scale
-    # </paper2code name="svm decision and gradient">
     
     return decision_function, svm_gradient
 
@@ -44,7 +43,6 @@ def get_ctrl_suppresion_fn(decision_function, svm_gradient):
     @jit
     def get_ctrl_suppresion(state, centered_psi, Phi_0_complex): 
 
-        # <paper2code name="suppression control">
         # transform to real axis
         state_ri = complex_to_ri_axis(state.reshape(1,-1))
         
@@ -63,6 +61,6 @@ def get_ctrl_suppresion_fn(decision_function, svm_gradient):
         u_A_complex = Phi_0_complex @ u_z.T
 
         return u_A_complex
-        # </paper2code name="suppression control">
 
     return get_ctrl_suppresion
+# </paper2code name="SVM classifier and suppression control: get_svm_fns(sv, s_mean, s_scale, gamma, dual_coefs, b) -> (decision_function, svm_gradient), get_quant_fn(quantile_boundaries, n_quantiles) -> the bin of x among the n_quantiles + 1 sorted edges, get_ctrl_suppresion_fn(decision_function, svm_gradient) -> get_ctrl_suppresion(state, centered_psi, Phi_0_complex)">

@@ -1,5 +1,6 @@
 import jax.numpy as jnp
 
+# <paper2code name="periodic tent partition of unity: periodic_tent(x, center, width, a, b) and periodic_tent_partition_of_unity(x, a, b, K) -> (w, centers)">
 def periodic_tent(x, center, width, a, b):
     """
     Periodic tent function on [a,b] with peak at `center` and full width `width`.
@@ -35,7 +36,6 @@ def periodic_tent_partition_of_unity(x, a, b, K):
         Sum over k is identically 1.
     """
     L = b - a
-    # <paper2code name="partition of unity">
     centers = jnp.linspace(a, b, K, endpoint=False)
     width = L / (K - 1) * 2.0  # ensures smooth overlap
 
@@ -49,7 +49,7 @@ def periodic_tent_partition_of_unity(x, a, b, K):
     w = w / (jnp.sum(w, axis=0, keepdims=True) + 1e-12)
 
     return w, centers
-    # </paper2code name="partition of unity">
+# </paper2code name="periodic tent partition of unity: periodic_tent(x, center, width, a, b) and periodic_tent_partition_of_unity(x, a, b, K) -> (w, centers)">
 
 
 
