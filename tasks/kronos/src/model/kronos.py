@@ -237,6 +237,7 @@ class Kronos(nn.Module, PyTorchModelHubMixin):
         elif isinstance(module, RMSNorm):
             nn.init.ones_(module.weight)
 
+    # <paper2code name="predictor forward passes: Kronos.forward(s1_ids, s2_ids, stamp=None, padding_mask=None, use_teacher_forcing=False, s1_targets=None) -> (s1_logits, s2_logits), Kronos.decode_s1(s1_ids, s2_ids, stamp=None, padding_mask=None) -> (s1_logits, context) and Kronos.decode_s2(context, s1_ids, padding_mask=None) -> s2_logits">
     def forward(self, s1_ids, s2_ids, stamp=None, padding_mask=None, use_teacher_forcing=False, s1_targets=None):
         """
         Args:
@@ -265,7 +266,6 @@ class Kronos(nn.Module, PyTorchModelHubMixin):
 
         s1_logits = self.head(x)
 
-        # <paper2code name="conditional fine-token decoding">
         if use_teacher_forcing:
             sibling_embed = self.embedding.emb_s1(s1_targets)
         else:
@@ -276,7 +276,6 @@ class Kronos(nn.Module, PyTorchModelHubMixin):
         x2 = self.dep_layer(x, sibling_embed, key_padding_mask=padding_mask) # Dependency Aware Layer: Condition on s1 embeddings
         s2_logits = self.head.cond_forward(x2)
         return s1_logits, s2_logits
-        # </paper2code name="conditional fine-token decoding">
 
     def decode_s1(self, s1_ids, s2_ids, stamp=None, padding_mask=None):
         """
@@ -329,6 +328,7 @@ class Kronos(nn.Module, PyTorchModelHubMixin):
         sibling_embed = self.embedding.emb_s1(s1_ids)
         x2 = self.dep_layer(context, sibling_embed, key_padding_mask=padding_mask)
         return self.head.cond_forward(x2)
+    # </paper2code name="predictor forward passes: Kronos.forward(s1_ids, s2_ids, stamp=None, padding_mask=None, use_teacher_forcing=False, s1_targets=None) -> (s1_logits, s2_logits), Kronos.decode_s1(s1_ids, s2_ids, stamp=None, padding_mask=None) -> (s1_logits, context) and Kronos.decode_s2(context, s1_ids, padding_mask=None) -> s2_logits">
 
 
 def top_k_top_p_filtering(
@@ -392,7 +392,6 @@ def sample_from_logits(logits, temperature=1.0, top_k=None, top_p=None, sample_l
 def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context, pred_len, clip=5, T=1.0, top_k=0, top_p=0.99, sample_count=5, verbose=False):
     # <paper2code name="coarse-to-fine autoregressive inference">
     with torch.no_grad():
-        # <paper2code name="sample paths and tokenize context">
         x = torch.clip(x, -clip, clip)
 
         device = x.device
@@ -401,7 +400,6 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
         y_stamp = y_stamp.unsqueeze(1).repeat(1, sample_count, 1, 1).reshape(-1, y_stamp.size(1), y_stamp.size(2)).to(device)
 
         x_token = tokenizer.encode(x, half=True)
-        # </paper2code name="sample paths and tokenize context">
         
         initial_seq_len = x.size(1)
         batch_size = x_token[0].size(0)
@@ -424,7 +422,6 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
         else:
             ran = range
         for i in ran(pred_len):
-            # <paper2code name="autoregressive step">
             current_seq_len = initial_seq_len + i
             window_len = min(current_seq_len, max_context)
 
@@ -440,7 +437,6 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
             context_start = max(0, context_end - max_context)
             current_stamp = full_stamp[:, context_start:context_end, :].contiguous()
 
-            # <paper2code name="hierarchical sampling step">
             s1_logits, context = model.decode_s1(input_tokens[0], input_tokens[1], current_stamp)
             s1_logits = s1_logits[:, -1, :]
             sample_pre = sample_from_logits(s1_logits, temperature=T, top_k=top_k, top_p=top_p, sample_logits=True)
@@ -448,7 +444,6 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
             s2_logits = model.decode_s2(context, sample_pre)
             s2_logits = s2_logits[:, -1, :]
             sample_post = sample_from_logits(s2_logits, temperature=T, top_k=top_k, top_p=top_p, sample_logits=True)
-            # </paper2code name="hierarchical sampling step">
 
             generated_pre[:, i] = sample_pre.squeeze(-1)
             generated_post[:, i] = sample_post.squeeze(-1)
@@ -461,9 +456,7 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
                 post_buffer.copy_(torch.roll(post_buffer, shifts=-1, dims=1))
                 pre_buffer[:, -1] = sample_pre.squeeze(-1)
                 post_buffer[:, -1] = sample_post.squeeze(-1)
-            # </paper2code name="autoregressive step">
 
-        # <paper2code name="decode and average sample paths">
         full_pre = torch.cat([x_token[0], generated_pre], dim=1)
         full_post = torch.cat([x_token[1], generated_post], dim=1)
 
@@ -478,7 +471,6 @@ def auto_regressive_inference(tokenizer, model, x, x_stamp, y_stamp, max_context
         preds = np.mean(preds, axis=1)
 
         return preds
-        # </paper2code name="decode and average sample paths">
     # </paper2code name="coarse-to-fine autoregressive inference">
 
 

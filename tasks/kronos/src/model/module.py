@@ -231,8 +231,8 @@ class BSQuantizer(nn.Module):
         self.s2_bits = s2_bits
         self.bsq = BinarySphericalQuantizer(self.codebook_dim, beta, gamma0, gamma, zeta, group_size=group_size)
 
+    # <paper2code name="coarse and fine subtoken indices: BSQuantizer.bits_to_indices(bits) and BSQuantizer.forward(z, half=False, collect_metrics=True)">
     def bits_to_indices(self, bits):
-        # <paper2code name="bits to indices">
         bits = (bits >= 0).to(torch.long)
         indices = 2 ** torch.arange(
             0,
@@ -242,10 +242,8 @@ class BSQuantizer(nn.Module):
             device=bits.device,
         )
         return (bits * indices).sum(-1)
-        # </paper2code name="bits to indices">
 
     def forward(self, z, half=False, collect_metrics=True):
-        # <paper2code name="coarse and fine subtoken indices">
         z = F.normalize(z, dim=-1)
         quantized, bsq_loss, metrics = self.bsq(z, collect_metrics=collect_metrics)
         if half:
@@ -255,7 +253,7 @@ class BSQuantizer(nn.Module):
         else:
             z_indices = self.bits_to_indices(quantized)
         return bsq_loss, quantized, z_indices
-        # </paper2code name="coarse and fine subtoken indices">
+    # </paper2code name="coarse and fine subtoken indices: BSQuantizer.bits_to_indices(bits) and BSQuantizer.forward(z, half=False, collect_metrics=True)">
 
 
 class RMSNorm(torch.nn.Module):
