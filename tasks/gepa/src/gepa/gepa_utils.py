@@ -96,6 +96,7 @@ def remove_dominated_programs(program_at_pareto_front_valset, scores=None):
     return new_program_at_pareto_front_valset
 
 
+# <paper2code name="Pareto-front candidate functions find_dominator_programs(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs) and select_program_candidate_from_pareto_front(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs, rng)">
 def find_dominator_programs(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs):
     train_val_pareto_front_programs = pareto_front_programs
     new_program_at_pareto_front_valset = remove_dominated_programs(
@@ -117,7 +118,6 @@ def select_program_candidate_from_pareto_front(
     new_program_at_pareto_front_valset = remove_dominated_programs(
         train_val_pareto_front_programs, scores=train_val_weighted_agg_scores_for_all_programs
     )
-    # <paper2code name="frequency-weighted sampling">
     program_frequency_in_validation_pareto_front = {}
     for testcase_pareto_front in new_program_at_pareto_front_valset.values():
         for prog_idx in testcase_pareto_front:
@@ -137,4 +137,4 @@ def select_program_candidate_from_pareto_front(
 
     curr_prog_id = rng.choice(sampling_list)
     return curr_prog_id
-    # </paper2code name="frequency-weighted sampling">
+# </paper2code name="Pareto-front candidate functions find_dominator_programs(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs) and select_program_candidate_from_pareto_front(pareto_front_programs, train_val_weighted_agg_scores_for_all_programs, rng)">
