@@ -59,12 +59,12 @@ class ExpectedAttentionPress(ScorerPress):
     use_vnorm: bool = True
     epsilon: float = 0.0
 
+    # <paper2code name="query statistics and averaged RoPE get_query_statistics(), apply_avg_rope()">
     def get_query_statistics(self, module: nn.Module, hidden_states: torch.Tensor):
         """
         Compute the mean and covariance matrix of the queries
         """
 
-        # <paper2code name="query statistics">
         q_len = hidden_states.shape[1]
 
         # Remove first hidden_states that likely contain outliers
@@ -85,7 +85,6 @@ class ExpectedAttentionPress(ScorerPress):
         mu, cov = self.apply_avg_rope(module, mu, cov, q_len)
 
         return mu, cov
-        # </paper2code name="query statistics">
 
     def apply_avg_rope(self, module: nn.Module, mu: torch.Tensor, cov: torch.Tensor, q_len: int):
         """
@@ -109,12 +108,10 @@ class ExpectedAttentionPress(ScorerPress):
         cov : torch.Tensor
             The covariance matrix of the queries after RoPE.
         """
-        # <paper2code name="averaged rope">
         position_ids = torch.arange(q_len, q_len + self.n_future_positions).unsqueeze(0).to(mu.device)
         head_dim = module.head_dim
         cos, sin = module.rotary_emb(mu, position_ids)
         cos, sin = cos[0], sin[0]
-        # <paper2code name="mean rope rotation matrix">
         Id = torch.eye(head_dim, device=cos.device, dtype=cos.dtype)
         P = torch.zeros((head_dim, head_dim), device=cos.device, dtype=cos.dtype)
         P[head_dim // 2 :, : head_dim // 2], P[: head_dim // 2, head_dim // 2 :] = torch.eye(head_dim // 2), -torch.eye(
@@ -122,12 +119,11 @@ class ExpectedAttentionPress(ScorerPress):
         )
         R = cos.unsqueeze(1) * Id + sin.unsqueeze(1) * P
         R = R.mean(dim=0).to(mu.device)
-        # </paper2code name="mean rope rotation matrix">
         mu = torch.matmul(mu, R.T)
         if cov is not None:
             cov = torch.matmul(R, torch.matmul(cov, R.T))
         return mu, cov
-        # </paper2code name="averaged rope">
+    # </paper2code name="query statistics and averaged RoPE get_query_statistics(), apply_avg_rope()">
 
     def score(
         self,
@@ -152,26 +148,22 @@ class ExpectedAttentionPress(ScorerPress):
         bsz, num_key_value_heads, q_len, d = keys.shape
         num_key_value_groups = module.config.num_attention_heads // num_key_value_heads
 
-        # <paper2code name="closed-form expected attention">
         keys = repeat_kv(keys, num_key_value_groups).transpose(2, 3)
         scores = torch.matmul(mean_query.unsqueeze(2), keys).squeeze(2) / math.sqrt(d)
         if self.use_covariance:
             scores += torch.einsum("bhin, bhij, bhjn->bhn", keys, cov_query, keys) / d / 2
         scores = F.softmax(scores, dim=-1)
-        # </paper2code name="closed-form expected attention">
 
         # Average scores across groups
         scores = scores.view(bsz, num_key_value_heads, num_key_value_groups, q_len)
         scores = scores.mean(dim=2)
 
-        # <paper2code name="value norm and sinks">
         # Rescale scores by the norm of the values
         if self.use_vnorm:
             scores = (scores + self.epsilon) * values.norm(dim=-1)
 
         # Add back the sink tokens. Use max score to make sure they are not pruned.
         scores = F.pad(scores, (self.n_sink, 0), value=scores.max().item() + 1)
-        # </paper2code name="value norm and sinks">
 
         return scores
         # </paper2code name="expected attention score">
