@@ -75,6 +75,7 @@ CoeffT = Union[float, int, torch.Tensor]
 # BasisCache: avoid redundant sin/cos computation
 # ======================================================================
 
+# <paper2code name="BasisCache class (cached sin(Z), cos(Z) and the phase cycle phase())">
 class BasisCache:
     """Pre-computed quantities for a fixed (basis, x) pair.
 
@@ -104,7 +105,6 @@ class BasisCache:
 
     def phase(self, order: int) -> torch.Tensor:
         """Evaluate Φ_{order mod 4}(Z)."""
-        # <paper2code name="phase cycle">
         r = order % 4
         if r == 0:
             return self.sin_Z
@@ -114,7 +114,7 @@ class BasisCache:
             return -self.sin_Z
         else:
             return -self.cos_Z
-        # </paper2code name="phase cycle">
+# </paper2code name="BasisCache class (cached sin(Z), cos(Z) and the phase cycle phase())">
 
 
 # ======================================================================
@@ -289,7 +289,6 @@ class SinusoidalBasis:
         order = sum(alpha)
         base = cache.phase(order)  # (M, N); phase() handles order % 4 for negative orders
 
-        # <paper2code name="monomial prefactor">
         # Monomial prefactor: ∏_k W_k^{α_k}.  Positive α_k multiply by W_k (derivative);
         # negative α_k divide (integration), DC-guarded against ~0 frequencies.
         prefactor = torch.ones(
@@ -307,7 +306,6 @@ class SinusoidalBasis:
                 prefactor = prefactor * torch.where(
                     safe, Wk_safe ** a_k, torch.zeros_like(Wk)
                 )
-        # </paper2code name="monomial prefactor">
 
         return (prefactor * base) * self._inv_norm
         # </paper2code name="cyclic derivative">

@@ -86,6 +86,7 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
     """
     history = []
     n_outputs = getattr(problem, "n_outputs", 1)
+    # <paper2code name="newton_solve loop (Newton step, solution-level change, Armijo backtracking)">
     N = solver.n_features
     R0 = None
 
@@ -95,7 +96,6 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
         if R0 is None:
             R0 = max(res_norm, 1e-30)
 
-        # <paper2code name="newton iteration">
         delta_beta_raw = solve_lstsq(J, neg_R, mu=mu)
         delta_beta = unpack_beta(delta_beta_raw, N, n_outputs)
 
@@ -108,7 +108,6 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
         du_norm = torch.norm(du).item()
         rel_du = du_norm / max(u_norm, 1e-15)
 
-        # <paper2code name="armijo backtracking">
         # Backtracking line search (Armijo-like)
         alpha = damping
         beta_old = solver.beta.clone()
@@ -125,8 +124,7 @@ def newton_solve(solver, problem, x_pde, bcs, f_pde,
             # step and keep the previous iterate rather than committing a
             # point that may be worse than where we started.
             solver.beta = beta_old
-        # </paper2code name="armijo backtracking">
-        # </paper2code name="newton iteration">
+    # </paper2code name="newton_solve loop (Newton step, solution-level change, Armijo backtracking)">
 
         history.append({
             "iter": it, "residual": res_norm,
