@@ -175,6 +175,7 @@ def compute_grpo_outcome_advantage(
             shape is (bs, response_length)
     """
 
+    # <paper2code name="global and group statistics (a group with one response gets mean 0 and std 1)">
     def _compute_with_global_stats():
         """Compute mean and std from full statistics (positive=1.0, negative=0.0)."""
         processed_uids = set()
@@ -186,7 +187,6 @@ def compute_grpo_outcome_advantage(
 
             pos_count = grpo_uid_to_pos_count.get(uid, 0)
             neg_count = grpo_uid_to_neg_count.get(uid, 0)
-            # <paper2code name="global-statistics baseline">
             total_count = pos_count + neg_count
 
             if total_count <= 1:
@@ -197,7 +197,6 @@ def compute_grpo_outcome_advantage(
                 all_samples = torch.cat([torch.ones(pos_count), torch.zeros(neg_count)])
                 id2mean[uid] = torch.mean(all_samples)
                 id2std[uid] = torch.clamp(torch.std(all_samples), min=epsilon)
-            # </paper2code name="global-statistics baseline">
 
             processed_uids.add(uid)
 
@@ -216,6 +215,7 @@ def compute_grpo_outcome_advantage(
                 id2std[idx] = torch.std(scores_tensor)
             else:
                 raise ValueError(f"no score in prompt index: {idx}")
+    # </paper2code name="global and group statistics (a group with one response gets mean 0 and std 1)">
 
     scores = token_level_rewards.sum(dim=-1)
     id2score = defaultdict(list)
@@ -226,7 +226,6 @@ def compute_grpo_outcome_advantage(
         # <paper2code name="group-normalised advantage">
         bsz = scores.shape[0]
 
-        # <paper2code name="global or group statistics">
         # Compute statistics: use full distribution if available, otherwise use downsampled
         use_full_stats = (
             config.get("global_stat_est", False)
@@ -238,15 +237,12 @@ def compute_grpo_outcome_advantage(
             _compute_with_global_stats()
         else:
             _compute_with_local_stats()
-        # </paper2code name="global or group statistics">
 
-        # <paper2code name="normalising each response's reward">
         for i in range(bsz):
             if norm_adv_by_std_in_grpo:
                 scores[i] = (scores[i] - id2mean[index[i]]) / (id2std[index[i]] + epsilon)
             else:
                 scores[i] = scores[i] - id2mean[index[i]]
-        # </paper2code name="normalising each response's reward">
         # </paper2code name="group-normalised advantage">
 
         scores = scores.unsqueeze(-1) * response_mask

@@ -328,7 +328,6 @@ class RayPPOTrainer:
                     target_pos = max(min(target_pos, take - 1), 1)
                     target_neg = take - target_pos
 
-                # <paper2code name="fallback for unfinished prompts">
                 actual_pos = min(pos_num, target_pos)
                 actual_neg = min(neg_num, target_neg)
 
@@ -346,7 +345,6 @@ class RayPPOTrainer:
                 pos_frags = pos_cache[uid][:keep_pos] if keep_pos > 0 else []
                 neg_frags = neg_cache[uid][:keep_neg] if keep_neg > 0 else []
                 frags_to_merge = pos_frags + neg_frags
-                # </paper2code name="fallback for unfinished prompts">
 
                 if frags_to_merge:
                     merged = concat_dataproto_fragments(frags_to_merge)
