@@ -267,8 +267,8 @@ class QueryMetadata:
     context_total_length: int
     context_type: str
 
+    # <paper2code name="context metadata">
     def __init__(self, prompt: str | list[str] | dict[Any, Any] | list[dict[Any, Any]]):
-        # <paper2code name="context metadata">
         if isinstance(prompt, str):
             self.context_lengths = [len(prompt)]
             self.context_type = "str"
@@ -308,4 +308,4 @@ class QueryMetadata:
             raise ValueError(f"Invalid prompt type: {type(prompt)}")
 
         self.context_total_length = sum(self.context_lengths)
-        # </paper2code name="context metadata">
+    # </paper2code name="context metadata">

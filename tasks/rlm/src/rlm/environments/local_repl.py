@@ -396,6 +396,7 @@ class LocalREPL(NonIsolatedEnv):
         # Fall back to plain batched LM call if no recursive capability
         return self._llm_query_batched(prompts, model)
 
+    # <paper2code name="context and history variables">
     def load_context(self, context_payload: dict | list | str):
         """Load context into the environment as context_0 (and 'context' alias)."""
         self.add_context(context_payload, 0)
@@ -413,7 +414,6 @@ class LocalREPL(NonIsolatedEnv):
         Returns:
             The context index used.
         """
-        # <paper2code name="context as variable">
         if context_index is None:
             context_index = self._context_count
 
@@ -438,7 +438,6 @@ class LocalREPL(NonIsolatedEnv):
 
         self._context_count = max(self._context_count, context_index + 1)
         return context_index
-        # </paper2code name="context as variable">
 
     def update_handler_address(self, address: tuple[str, int]) -> None:
         """Update the LM handler address for a new completion call."""
@@ -479,6 +478,7 @@ class LocalREPL(NonIsolatedEnv):
     def get_history_count(self) -> int:
         """Return the number of conversation histories stored."""
         return self._history_count
+    # </paper2code name="context and history variables">
 
     def append_compaction_entry(self, entry: list[dict[str, Any]] | dict[str, Any]) -> None:
         """
