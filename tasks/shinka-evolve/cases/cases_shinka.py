@@ -82,6 +82,9 @@ def case_weighted_hand():
     # the same with e only 1e-7 above the others: the MAD floor sets the scale
     tiny = [dict(r, combined_score=(1.0 if r["id"] != "e" else 1.0 + 1e-7)) for r in rows]
     out["tiny"] = _weighted_draws(tiny, 0, 2.0, 304, 150)
+    # two programs with four children each: the weights sum to less than one
+    few = [dict(r, children_count=4) for r in rows if r["id"] in ("a", "b")]
+    out["few"] = _weighted_draws(few, 0, 2.0, 305, 150)
     return out
 
 

@@ -44,6 +44,12 @@ def test_weighted_hand(outputs, reference):
     _check_weighted(out, ref, "flat", [dict(r, combined_score=0.4) for r in rows], 0, 10.0)
     tiny = [dict(r, combined_score=(1.0 if r["id"] != "e" else 1.0 + 1e-7)) for r in rows]
     _check_weighted(out, ref, "tiny", tiny, 0, 2.0)
+    # a and b (0.2, 0.9) with four children each: median 0.55, MAD 0.35, so the
+    # sigmoid arguments are +-2 and the weights sum to 0.2 (< 1); the probabilities are
+    # sigmoid(-2) and sigmoid(2), which add up to one
+    few = [dict(r, children_count=4) for r in rows if r["id"] in ("a", "b")]
+    assert_close(out["few"]["probs"], [1 / (1 + math.exp(2.0)), 1 / (1 + math.exp(-2.0))])
+    _check_weighted(out, ref, "few", few, 0, 2.0)
 
 
 def test_weighted_random(outputs, reference):

@@ -364,7 +364,7 @@ class WeightedSamplingStrategy(ParentSamplingStrategy):
 
             eligible_programs.append(SimpleProgram(p_dict))
 
-        # <paper2code name="weighted parent weights">
+        # <paper2code name="weighted parent sampling probabilities">
         # Calculate baseline performance (alpha_0) as the median
         scores = [p.combined_score or 0.0 for p in eligible_programs]
         alpha_0 = np.median(scores) if scores else 0.0
@@ -401,7 +401,6 @@ class WeightedSamplingStrategy(ParentSamplingStrategy):
                 f"I-{self.island_idx} => P-{i}: w_i: {w_i:.2f}, s_i: {s_i:.2f}, h_i: {h_i:.2f}, alpha_i: {alpha_i:.2f}, alpha_0: {alpha_0:.2f}, "
                 f"normalized_diff: {normalized_diff:.2f}, scale_factor: {scale_factor:.2f}"
             )
-        # </paper2code name="weighted parent weights">
 
         # Normalize weights to get probabilities
         weights_sum = sum(weights)
@@ -415,6 +414,7 @@ class WeightedSamplingStrategy(ParentSamplingStrategy):
             )
             num_eligible = len(eligible_programs)
             probabilities = [1.0 / num_eligible] * num_eligible
+        # </paper2code name="weighted parent sampling probabilities">
         logger.info(
             f"Island {self.island_idx} => Probabilities: {np.array(probabilities).tolist()}"
         )

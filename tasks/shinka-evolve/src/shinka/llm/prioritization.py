@@ -361,6 +361,7 @@ class AsymmetricUCB(BanditBase):
             out = r * value
         return out
 
+    # <paper2code name="bandit means, observed range, imputation and normalization">
     def _mean(self) -> np.ndarray:
         denom = np.maximum(self.divs, 1e-7)
         if self.use_exponential_scaling:
@@ -385,7 +386,6 @@ class AsymmetricUCB(BanditBase):
         )
 
     def _impute_worst_reward(self) -> float:
-        # <paper2code name="impute failed reward">
         if self.asymmetric_scaling:
             return -np.inf if self.use_exponential_scaling else 0.0
 
@@ -402,10 +402,8 @@ class AsymmetricUCB(BanditBase):
         else:
             sigma = 1.0
         return mu_min - sigma
-        # </paper2code name="impute failed reward">
 
     def _normalized_means(self, idx):
-        # <paper2code name="normalized means">
         if not self.adaptive_scale or not self._have_obs_range():
             m = self._mean()[idx]
             return np.exp(m) if self.use_exponential_scaling else m
@@ -421,7 +419,7 @@ class AsymmetricUCB(BanditBase):
             means = self._mean()[idx]
             rng = max(self._obs_max - self._obs_min, 1e-9)
             return (means - self._obs_min) / rng
-        # </paper2code name="normalized means">
+    # </paper2code name="bandit means, observed range, imputation and normalization">
 
     def update_submitted(
         self,
