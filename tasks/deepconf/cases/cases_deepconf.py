@@ -162,7 +162,7 @@ def kept_ids(traces, kind, share):
 def case_filtering_random():
     traces = long_traces(SEED + 4, 20)
     out = {}
-    for kind in ("mean", "tail", "bottom_window", "min_window", "something_else"):
+    for kind in ("mean", "tail", "bottom_window", "min_window"):
         out[kind] = {str(share): kept_ids(traces, kind, share) for share in (0.1, 0.5, 0.9)}
     out["thirty_tail"] = kept_ids(long_traces(SEED + 5, 30), "tail", 0.1)
     return out

@@ -185,7 +185,7 @@ def test_filtering_random(outputs, reference):
     traces = long_traces(SEED + 4, 20)
     out = outputs["filtering_random"]
     ref = reference["filtering_random"]
-    for kind in ("mean", "tail", "bottom_window", "min_window", "something_else"):
+    for kind in ("mean", "tail", "bottom_window", "min_window"):
         for share in (0.1, 0.5, 0.9):
             got = sorted(out[kind][str(share)])
             assert len(got) == int(round(share * 20)), (kind, share, got)
