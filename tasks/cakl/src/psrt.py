@@ -147,7 +147,7 @@ class PH:
 
 
 
-    # <paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves()">
+    # <paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves(), each curve method returning only a dict {dimension: values at the filtration values}">
     def compute_f_vector_at_t(self, simplices_with_filtration, t):
         """
         Given a list of (simplex, filtration) pairs, compute the f-vector for the
@@ -300,7 +300,7 @@ class PH:
         t_values = self.specific_filtration
         curves = {dimension: self.compute_active_curve(dimension, t_values) for dimension in range(self.max_dimension + 1)}
         return curves
-    # </paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves()">
+    # </paper2code name="f-vector, h-vector and facet curve methods compute_f_vector_curves(), compute_h_vector(f_counts), compute_h_vector_curves(), facet_curves(), each curve method returning only a dict {dimension: values at the filtration values}">
 
 
 from itertools import product
