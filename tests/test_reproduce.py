@@ -125,7 +125,7 @@ def scripted(
     files = reference_files(load_task(FIXTURES / "repro-toy"))
     code = code if code is not None else {"darts.py": files["darts.py"]}
     return [
-        turn(call("read_file", path="paper.md"), content="Reading the paper first."),
+        turn(call("read_file", path="paper.txt"), content="Reading the paper first."),
         turn(call("write_file", path="plan.md", content=plan or files["plan.md"]), call("submit")),
         turn(
             call("write_file", path="requirements.txt", content=requirements),

@@ -29,6 +29,7 @@ from conftest import TASKS
 from scripted_provider import ScriptedProvider, scripted_provider
 
 from rcb_action.agent import AgentTurn, LiteLLMAgent
+from rcb_action.papers import paper_for, papers_dir, pinned_name
 from rcb_action.reproduce import (
     BASELINE_FLAGS,
     DIMENSIONS,
@@ -79,8 +80,20 @@ def provider() -> Any:
 
 @pytest.fixture
 def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No gold run or wheelhouse from an earlier run counts."""
+    """No gold run or wheelhouse from an earlier run counts. The agents below are models
+    (litellm), so they read the paper: arXiv cannot be reached from the tests, and the
+    paper cache holds a stand-in text for each task's pinned version instead (a test
+    double for the network, like the scripted provider for the model)."""
     monkeypatch.setenv("RCB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RCB_ARXIV_URL", "http://127.0.0.1:9")  # nothing listens there
+    for task_id in REPRO_TASKS:
+        name = pinned_name(load_task(TASKS / task_id))
+        assert name is not None, task_id
+        (papers_dir() / f"{name}.tex").write_text(stand_in_paper(name), encoding="utf-8")
+
+
+def stand_in_paper(name: str) -> str:
+    return f"The text of arXiv {name}, as the tests' stand-in for the paper pipeline.\n"
 
 
 def assert_caught(kind: str, record: ReproductionRecord) -> None:
@@ -141,9 +154,18 @@ def test_every_adversary_fails_with_its_flag_and_the_honest_agent_passes(
     }
     assert set(records) == {kind for kind, _ in scripts}
     if "honest" in records:
-        assert_honest(records.pop("honest"))
+        honest = records.pop("honest")
+        assert_honest(honest)
+        records_read = [honest]
+    else:
+        records_read = []
     for kind, record in records.items():
         assert_caught(kind, record)
+    # Every model attempt read the paper pipeline's text, and its record says which.
+    paper = paper_for(task, fetch=False)
+    assert paper.text == stand_in_paper(pinned_name(task) or "")
+    assert {r.paper_sha for r in [*records.values(), *records_read]} == {paper.sha}
+    assert gold.paper_sha == paper.sha  # the reference reads nothing, but it is at hand
 
 
 def test_the_adversaries_left_out_above_are_caught_in_the_committed_baselines() -> None:

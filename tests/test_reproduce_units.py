@@ -4,6 +4,7 @@ facts, flags, the judge's answers, records and the report section."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import re
 import shutil
@@ -11,15 +12,19 @@ from pathlib import Path
 
 import pytest
 from conftest import TASKS
+from scripted_provider import scripted_provider
 
-from rcb_action.agent import ToolCall
+from rcb_action.agent import LiteLLMAgent, ToolCall
 from rcb_action.errors import TaskError
 from rcb_action.models import LiteLLMModel
+from rcb_action.papers import PaperUnavailable
 from rcb_action.reproduce import (
     BASELINE_FLAGS,
     BASELINES,
+    PAPER_FILE,
     REPRODUCTION_FILE,
     STAGES,
+    ReproduceConfig,
     ReproductionRecord,
     ReproductionStore,
     StageRecord,
@@ -32,7 +37,10 @@ from rcb_action.reproduce import (
     parse_judgement,
     prose_words,
     read_reproduction_records,
+    reproduce,
     reproduction_section,
+    reproduction_texts,
+    stage_instructions,
 )
 from rcb_action.reproduce._judge import run_judge
 from rcb_action.reproduce._stages import plan_guard
@@ -58,18 +66,25 @@ def edit(path: Path, old: str, new: str) -> None:
 # task files ------------------------------------------------------------------------
 
 
-def test_the_benchmark_has_three_reproduction_tasks_from_recent_papers():
-    assert len(REPRO_TASKS) >= 3
+def test_the_benchmark_has_reproduction_tasks_from_recent_papers():
+    assert len(REPRO_TASKS) >= 4
     for task in REPRO_TASKS:
         assert task.id.startswith("repro-")
         assert task.config.published >= dt.date(2024, 1, 1)
         assert task.expected is not None and task.rubric is not None
         # Where the numbers come from is said, never left to guess.
         assert task.expected.source in ("paper", "gold") and task.expected.note.strip()
+        if task.expected.source == "paper":  # each target names its table and cell
+            assert all(m.location.strip() for m in task.expected.metrics.values()), task.id
+        # The agent reads the paper itself (the pinned arXiv version) beside experiment.md.
+        assert task.config.paper.source == "arxiv" and task.config.arxiv_version, task.id
+        assert (task.root / "experiment.md").is_file() and not (task.root / "paper.md").exists()
         assert task.sandbox_files == []  # the reference never reaches the agent
         assert (task.root / "reference" / "plan.md").is_file()
         assert prose_words((task.root / "reference" / "plan.md").read_text()) >= 80
         assert task.expected.curves, "every task checks a curve fact"
+    paper_targets = [t for t in REPRO_TASKS if t.expected and t.expected.source == "paper"]
+    assert paper_targets and any(t.config.domain != "ml" for t in paper_targets)
 
 
 @pytest.mark.parametrize(
@@ -88,6 +103,9 @@ def test_the_benchmark_has_three_reproduction_tasks_from_recent_papers():
         ("rubric.yaml", "dimension: experiment_design", "dimension: method_accuracy", "no item grades experiment_design"),
         ("rubric.yaml", "id: M2", "id: M1", "item id 'M1' is used twice"),
         ("task.yaml", "  runs: 5\n", "  runs: 5\n  colour: red\n", "unknown key 'reproduction.colour'"),
+        ("task.yaml", "paper: {source: vendored, license: CC0-1.0, file: paper.txt}", "paper: {source: local}", "'paper: {source: local}' is gone: the paper is the arXiv LaTeX"),
+        ("task.yaml", "paper: {source: vendored, license: CC0-1.0, file: paper.txt}", "", "'paper: {source: arxiv}' (the default) needs 'arxiv' and 'arxiv_version'"),
+        ("task.yaml", "file: paper.txt}", "file: gone.txt}", "key 'paper.file':"),
     ],
 )  # fmt: skip
 def test_reproduction_files_are_checked(toy, file, old, new, message):
@@ -96,6 +114,15 @@ def test_reproduction_files_are_checked(toy, file, old, new, message):
         load_task(toy)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_reproduction_task_has_an_experiment_md_and_no_paper_md(toy):
+    (toy / "experiment.md").rename(toy / "paper.md")
+    with pytest.raises(TaskError, match=r"paper.md: rename it experiment.md"):
+        load_task(toy)
+    (toy / "paper.md").unlink()
+    with pytest.raises(TaskError, match=r"experiment.md: file not found"):
+        load_task(toy)
 
 
 def test_a_reproduction_task_needs_its_reference_and_block(toy):
@@ -312,7 +339,7 @@ def test_the_task_ships_its_splits_and_keeps_the_swap_files():
     swap = swapped(EKI, "test")
     assert sorted(swap) == sorted(p for p in files if p.startswith("data/test/"))
     assert all(swap[p] != files[p] for p in swap)  # other windows under the same names
-    splits = read_splits(EKI, {"data/train/window_00.npy", "data/test/window_08.npy", "paper.md"})
+    splits = read_splits(EKI, {"data/train/window_00.npy", "data/test/window_08.npy", "paper.txt"})
     assert {k: len(v) for k, v in splits.items()} == {"train": 1, "test": 1}
 
 
@@ -472,22 +499,62 @@ def test_judgements_are_parsed_strictly(toy_task):
 
 
 def test_the_judge_prompt_holds_rubric_plan_and_code(toy_task):
-    prompt = judge_prompt(toy_task, "THE PAPER", "MY PLAN", {"b.py": "B = 2", "a.py": "A = 1"})
-    assert "THE PAPER" in prompt and "MY PLAN" in prompt
+    texts = reproduction_texts(toy_task, need_paper=True)
+    prompt = judge_prompt(toy_task, texts, "MY PLAN", {"b.py": "B = 2", "a.py": "A = 1"})
+    assert "MY PLAN" in prompt
     assert prompt.index("### a.py") < prompt.index("### b.py")
     assert "- M1 (method_accuracy, weight 2):" in prompt
-    assert prompt == judge_prompt(
-        toy_task, "THE PAPER", "MY PLAN", {"a.py": "A = 1", "b.py": "B = 2"}
+    assert prompt == judge_prompt(toy_task, texts, "MY PLAN", {"a.py": "A = 1", "b.py": "B = 2"})
+
+
+def test_the_agent_and_the_judge_read_the_paper_itself_beside_the_experiment(toy_task):
+    """The paper is the paper pipeline's text (here the fixture's vendored one), never
+    experiment.md, which comes beside it under its own name."""
+    paper = (toy_task.root / "paper.txt").read_text()
+    experiment = (toy_task.root / "experiment.md").read_text()
+    texts = reproduction_texts(toy_task, need_paper=True)
+    assert texts.experiment == experiment
+    assert texts.paper is not None and texts.paper.text.strip() == paper.strip()
+    assert texts.paper_sha == hashlib.sha256(texts.paper.text.encode()).hexdigest()
+    plan = stage_instructions("plan", toy_task, texts)
+    judged = judge_prompt(toy_task, texts, "plan", {})
+    for text in (plan, judged):
+        assert "Table 1: the mean estimate over the seeds" in text  # the paper's words
+        assert "Python's random.Random(seed), x then y" in text  # the experiment's
+        assert text.index("Python's random.Random(seed)") < text.index("Table 1: the mean")
+    assert f"# {PAPER_FILE}: {toy_task.config.title}" in plan
+    assert "## The experiment (experiment.md)" in judged
+
+
+def test_a_scripted_agent_runs_without_the_paper_and_a_model_never_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RCB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RCB_ARXIV_URL", "http://127.0.0.1:9")  # nothing listens: no paper
+    task = load_task(TASKS / "repro-adopt-toy")
+    texts = reproduction_texts(task, need_paper=False)
+    assert texts.paper is None and texts.paper_sha is None
+    assert "this scripted agent does not read it" in stage_instructions("plan", task, texts)
+    with pytest.raises(PaperUnavailable) as info:
+        reproduction_texts(task, need_paper=True)
+    assert "repro-adopt-toy" in str(info.value) and "\n" not in str(info.value)
+    # Before any attempt starts, and nothing is recorded.
+    config = ReproduceConfig(
+        models=[], out=tmp_path / "out", tasks_dir=TASKS, tasks="repro-adopt-toy", progress=False
     )
+    with scripted_provider() as provider, pytest.raises(PaperUnavailable, match="repro-adopt-toy"):
+        reproduce(config, agents=[LiteLLMAgent(provider.script("never-asked", []))])
+    assert not (tmp_path / "out" / REPRODUCTION_FILE).exists()
 
 
 def test_with_results_the_judge_grades_the_conclusions(toy_task):
+    texts = reproduction_texts(toy_task, need_paper=True)
     prompt = judge_prompt(
-        toy_task, "paper", "plan", {"a.py": "x = 1"}, "pi_estimate: reproduced 3.14", "pi is 3"
+        toy_task, texts, "plan", {"a.py": "x = 1"}, "pi_estimate: reproduced 3.14", "pi is 3"
     )
     assert "pi_estimate: reproduced 3.14" in prompt and "## The agent's conclusions" in prompt
     assert '"id": "conclusions"' in prompt
-    assert "conclusions" not in judge_prompt(toy_task, "paper", "plan", {"a.py": "x = 1"})
+    assert "conclusions" not in judge_prompt(toy_task, texts, "plan", {"a.py": "x = 1"})
     rows = [{"id": i.id, "plan": 0.5, "implementation": 0.9} for i in toy_task.rubric.items]
     answer = json.dumps({"items": rows})
     with pytest.raises(ValueError, match="no item 'conclusions'"):

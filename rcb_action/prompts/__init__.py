@@ -8,7 +8,6 @@ from rcb_action.prompts._build import (
     build_prompt,
     masked_file,
 )
-from rcb_action.prompts._paper import paper_text
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -17,5 +16,4 @@ __all__ = [
     "Prompt",
     "build_prompt",
     "masked_file",
-    "paper_text",
 ]

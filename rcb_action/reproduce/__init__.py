@@ -52,7 +52,13 @@ from rcb_action.reproduce._run import (
     gold_summary,
     reproduce,
 )
-from rcb_action.reproduce._stages import AGENT_STAGES, MIN_PLAN_WORDS, prose_words
+from rcb_action.reproduce._stages import (
+    AGENT_STAGES,
+    MIN_PLAN_WORDS,
+    prose_words,
+    stage_instructions,
+)
+from rcb_action.reproduce._texts import PAPER_FILE, ReproductionTexts, reproduction_texts
 from rcb_action.reproduce._wheelhouse import (
     WHEELHOUSE_MOUNT,
     allowed_packages,
@@ -69,6 +75,7 @@ __all__ = [
     "GOLD_FILE",
     "LOGS_DIR",
     "MIN_PLAN_WORDS",
+    "PAPER_FILE",
     "REPRODUCTION_FILE",
     "STAGES",
     "STAGE_LABELS",
@@ -83,6 +90,7 @@ __all__ = [
     "ReproduceSummary",
     "ReproductionRecord",
     "ReproductionStore",
+    "ReproductionTexts",
     "ResultGrade",
     "StageRecord",
     "adversary_escape",
@@ -109,7 +117,9 @@ __all__ = [
     "reference_turns",
     "reproduce",
     "reproduction_section",
+    "reproduction_texts",
     "run_attempt",
     "sandbox_pip_env",
     "stage_funnel",
+    "stage_instructions",
 ]

@@ -19,7 +19,6 @@ from rcb_action import __version__
 from rcb_action.agent import AgentLoop, AgentModel, Budget, StepLog, Workbench, utc_now
 from rcb_action.errors import RcbError
 from rcb_action.models import Model, ModelCallError
-from rcb_action.prompts import paper_text
 from rcb_action.reproduce._data import read_splits
 from rcb_action.reproduce._grade import ResultGrade, grade_results
 from rcb_action.reproduce._judge import CONCLUSIONS_ID, judge_prompt, judge_scores, run_judge
@@ -51,12 +50,13 @@ from rcb_action.reproduce._stages import (
     stage_instructions,
     system_prompt,
 )
+from rcb_action.reproduce._texts import PAPER_FILE, ReproductionTexts, reproduction_texts
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT, sandbox_pip_env
 from rcb_action.sandbox import SandboxBackend
-from rcb_action.tasks import Task
+from rcb_action.tasks import EXPERIMENT_FILE, Task
 
 # Files the judge is not shown as the attempt's code.
-_NOT_CODE = {"paper.md", "plan.md", RESULTS, CONCLUSIONS_FILE}
+_NOT_CODE = {PAPER_FILE, EXPERIMENT_FILE, "plan.md", RESULTS, CONCLUSIONS_FILE}
 # How the model's work on a stage ended, as the stage's log and error say it.
 _ENDINGS = {
     "submitted": "",
@@ -137,14 +137,16 @@ class _Attempt:
         if not check.passed and self.failed is None:
             self.failed = stage
 
-    def run_stages(self, loop: AgentLoop, checks: StageChecks, paper: str, steps: StepLog) -> None:
+    def run_stages(
+        self, loop: AgentLoop, checks: StageChecks, texts: ReproductionTexts, steps: StepLog
+    ) -> None:
         for stage in AGENT_STAGES:
             if self.failed is not None:
                 break
             started_at, started = utc_now(), time.monotonic()
             if self.exhausted is None:
                 guard = plan_guard if stage == "plan" else None
-                end = loop.run_stage(stage, stage_instructions(stage, self.task, paper), guard)
+                end = loop.run_stage(stage, stage_instructions(stage, self.task, texts), guard)
                 self.exhausted = end.limit
                 note = _ENDINGS[end.reason].format(limit=end.limit)
             else:
@@ -236,7 +238,7 @@ class _Attempt:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")
 
-    def judge(self, paper: str) -> tuple[JudgeRecord | None, dict[str, float | None]]:
+    def judge(self, texts: ReproductionTexts) -> tuple[JudgeRecord | None, dict[str, float | None]]:
         judge = self.setting.judge
         if judge is None:
             return None, {}
@@ -247,7 +249,7 @@ class _Attempt:
         code = {p: t for p, t in files.items() if p not in _NOT_CODE}
         results = self.grade_summary()
         prompt = judge_prompt(
-            self.task, paper, self.plan, code, results, files.get(CONCLUSIONS_FILE)
+            self.task, texts, self.plan, code, results, files.get(CONCLUSIONS_FILE)
         )
         record = run_judge(
             judge,
@@ -330,12 +332,14 @@ def run_attempt(
     sandbox = None
     steps.write("attempt_start", task=task.id, model=agent.name, sample=sample, task_sha=task.sha)
     try:
-        paper = paper_text(task)
+        texts = reproduction_texts(
+            task, need_paper=agent.calls_provider or setting.judge is not None
+        )
         sandbox = setting.backend.open_clean(
             task, mounts={str(setting.wheelhouse): WHEELHOUSE_MOUNT}, env=sandbox_pip_env()
         )
         checks = StageChecks(sandbox, task)
-        checks.prepare(paper)
+        checks.prepare(texts)
         workbench = Workbench(
             sandbox,
             WORKDIR,
@@ -349,10 +353,10 @@ def run_attempt(
             steps,
             system_prompt(task, setting.packages, budget.model_dump()),
         )
-        attempt.run_stages(loop, checks, paper, steps)
+        attempt.run_stages(loop, checks, texts, steps)
         attempt.keep_files(checks)
         attempt.check_results(steps)
-        judge, scores = attempt.judge(paper)
+        judge, scores = attempt.judge(texts)
         if judge is not None:
             steps.write("judge", model=judge.model, error=judge.error, scores=scores)
         grade = attempt.grade
@@ -367,6 +371,7 @@ def run_attempt(
             needs_review=grade.needs_review if grade else False,
             review_reasons=grade.review_reasons if grade else [],
             reruns=attempt.rerun.summary() if attempt.rerun else [],
+            paper_sha=texts.paper_sha,
         )
         threshold = task.rubric.pass_threshold if task.rubric else 1.0
         record.dimensions = dimensions_of(record.stages, scores, threshold)

@@ -1,6 +1,7 @@
 """The LLM judge: the plan and the code graded against the task's rubric.
 
-The judge sees the paper, the rubric, the plan the agent wrote before any code,
+The judge sees the paper (its own text, from the paper pipeline), the experiment's
+specification (``experiment.md``), the rubric, the plan the agent wrote before any code,
 the code it left and, once the harness reran the code, the reruns' results and the
 agent's conclusions. For every rubric item it grades the plan alone and the
 implementation, each from 0 to 1. The plan grades give the attempt's plan score;
@@ -21,6 +22,7 @@ from typing import Any
 from rcb_action.models import CompletionRequest, Model, ModelCallError
 from rcb_action.prompts import Prompt
 from rcb_action.reproduce._records import JudgeItem, JudgeRecord
+from rcb_action.reproduce._texts import ReproductionTexts
 from rcb_action.tasks import Rubric, Task
 
 MAX_PAPER_CHARS = 40_000
@@ -29,8 +31,9 @@ JUDGE_ATTEMPTS = 2
 
 _INSTRUCTIONS = """\
 You grade an attempt by an AI agent to reproduce the main experiment of a research
-paper. Below are the paper, the grading rubric, the implementation plan the agent
-wrote before writing any code, and the code it left.
+paper. Below are the experiment the agent was asked to run (rcb's specification, at a
+scale that fits its sandbox), the paper, the grading rubric, the implementation plan
+the agent wrote before writing any code, and the code it left.
 
 For every rubric item give two grades between 0 and 1:
 - "plan": how well the plan alone meets the item's criterion;
@@ -61,7 +64,7 @@ written, or they claim what the results do not show), as one more entry of "item
 
 def judge_prompt(
     task: Task,
-    paper: str,
+    texts: ReproductionTexts,
     plan: str,
     code: dict[str, str],
     results: str | None = None,
@@ -85,8 +88,9 @@ def judge_prompt(
         used += len(block)
     text = (
         f"{_INSTRUCTIONS}{_CONCLUSIONS if results is not None else ''}"
-        f"\n## The paper: {task.config.title} ({task.config.citation})\n\n"
-        f"{_cut(paper, MAX_PAPER_CHARS)}\n\n## Rubric\n\n{rubric}\n\n"
+        f"\n## The experiment (experiment.md)\n\n{texts.experiment.strip()}\n\n"
+        f"## The paper: {task.config.title} ({task.config.citation})\n\n"
+        f"{_cut(texts.paper_text, MAX_PAPER_CHARS)}\n\n## Rubric\n\n{rubric}\n\n"
         f"## The agent's plan (plan.md)\n\n{plan.strip() or '(no plan was written)'}\n\n"
         f"## The agent's code\n\n{''.join(files) or '(no code was written)'}\n"
     )

@@ -138,6 +138,9 @@ class ReproductionRecord(_Open):
     review_reasons: list[str] = []
     # Where the graded targets come from: the paper's own numbers, or rcb's gold run.
     target_source: str = ""
+    # sha256 of the paper's text the agent and the judge read (the paper pipeline's);
+    # None when a scripted agent ran without it.
+    paper_sha: str | None = None
     # The harness's reruns: each one's seed and wall time; the leakage rerun (the first
     # seed again, the held-out split's data replaced; never graded) last, with swap: 1.
     reruns: list[dict[str, float]] = []

@@ -42,9 +42,10 @@ from rcb_action.reproduce._stages import (
     Check,
     StageChecks,
 )
+from rcb_action.reproduce._texts import PAPER_FILE
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT, sandbox_pip_env
 from rcb_action.sandbox import SandboxBackend
-from rcb_action.tasks import ExpectedResults, ModuleCheck, Task
+from rcb_action.tasks import EXPERIMENT_FILE, ExpectedResults, ModuleCheck, Task
 
 TRACE_SOURCE = Path(__file__).with_name("rerun_trace.py")
 TRACE_DIR = ".rcb-trace"
@@ -52,7 +53,7 @@ TRACE_FILE = "ran.tsv"
 READ_FILE = "read.txt"
 INSTALL_TIMEOUT_S = 900
 # Files of the attempt that are not its work and never travel to the rerun.
-NOT_SUBMITTED = {"paper.md", RESULTS}
+NOT_SUBMITTED = {PAPER_FILE, EXPERIMENT_FILE, RESULTS}
 # A rerun shorter than this share of the gold run's, on the same machine, did not do the work.
 FAST_SHARE = 0.05
 SEED_BOUND = 2**31 - 10_000

@@ -22,6 +22,7 @@ from rcb_action.agent import AgentModel, LiteLLMAgent, ReplayAgent
 from rcb_action.errors import RcbError
 from rcb_action.models import Model, get_model, load_registry
 from rcb_action.names import path_key
+from rcb_action.papers import paper_for
 from rcb_action.paths import cache_dir
 from rcb_action.reproduce._attempt import AttemptSetting, run_attempt
 from rcb_action.reproduce._records import (
@@ -305,6 +306,9 @@ def reproduce(
         agent.check()
     if judge is not None:
         judge.check()
+    # A model or a judge reads the paper: have every one before the first attempt starts.
+    for task in {t.id: t for t, a, _ in todo if a.calls_provider or judge}.values():
+        paper_for(task)
     _say(
         config,
         f"{len(todo)} attempts to run ({summary.skipped} already done), "

@@ -18,9 +18,10 @@ from typing import Any
 
 from rcb_action.agent import TOOL_NAMES, ToolCall
 from rcb_action.reproduce._data import shipped, split_names
+from rcb_action.reproduce._texts import PAPER_FILE, ReproductionTexts
 from rcb_action.reproduce._wheelhouse import WHEELHOUSE_MOUNT
 from rcb_action.sandbox import ExecResult, Sandbox
-from rcb_action.tasks import Task
+from rcb_action.tasks import EXPERIMENT_FILE, Task
 
 WORKDIR = "project"
 HARNESS_DIR = ".rcb"
@@ -79,8 +80,10 @@ def system_prompt(task: Task, packages: list[str], budget: dict[str, float]) -> 
     return f"""\
 You are a research engineer reproducing the main experiment of a paper, on your own,
 in a sandbox: a Debian machine with python3 and bash, one CPU core and no network.
-Your working folder is the current directory; the paper is in paper.md there. You act
-only through the tools: run (a bash command), read_file, write_file and submit.
+Your working folder is the current directory. The paper's own text is in {PAPER_FILE}
+there, and {EXPERIMENT_FILE} specifies the experiment to run at this sandbox's scale (its
+settings, runs and seeds, what to report); where the two differ on a setting,
+{EXPERIMENT_FILE} decides. You act only through the tools: run (a bash command), read_file, write_file and submit.
 
 Packages: pip cannot reach any index. It installs only from a local wheelhouse at
 {WHEELHOUSE_MOUNT}, already configured, which holds: {", ".join(packages) or "nothing"}
@@ -105,22 +108,27 @@ the harness, may take at most {settings.run_timeout_s} s.
 """
 
 
-def stage_instructions(stage: str, task: Task, paper: str) -> str:
+def stage_instructions(stage: str, task: Task, texts: ReproductionTexts) -> str:
     """The message that opens ``stage``."""
     settings = task.config.reproduction
     assert settings is not None
     if stage == "plan":
         return f"""\
-Stage 1, plan. Read the paper below (it is also in paper.md) and write your
-implementation plan in prose to plan.md: the method as you understand it (the equations
-you will implement), the experiment (settings, runs and seeds, what each metric and curve
-is) and how you will check your numbers against the paper. At least {MIN_PLAN_WORDS} words
-of prose. No code and no commands yet: this stage allows read_file, write_file on plan.md
-and submit. Call submit when the plan is written.
+Stage 1, plan. Read the experiment and the paper below (they are also in
+{EXPERIMENT_FILE} and {PAPER_FILE}) and write your implementation plan in prose to plan.md:
+the method as you understand it (the equations you will implement), the experiment
+(settings, runs and seeds, what each metric and curve is) and how you will check your
+numbers against the paper. At least {MIN_PLAN_WORDS} words of prose. No code and no
+commands yet: this stage allows read_file, write_file on plan.md and submit. Call submit
+when the plan is written.
 
-# paper.md
+# {EXPERIMENT_FILE}
 
-{paper}"""
+{texts.experiment}
+
+# {PAPER_FILE}: {task.config.title} ({task.config.citation})
+
+{texts.paper_text}"""
     if stage == "env_setup":
         return """\
 Stage 2, env_setup. Create a virtual environment at .venv (python3 -m venv .venv) and
@@ -175,13 +183,15 @@ class StageChecks:
         self.venv_python = f"{self.root}/.venv/bin/python"
         self.checks = f"{sandbox.workspace}/{HARNESS_DIR}/{CHECKS_SOURCE.name}"
 
-    def prepare(self, paper: str) -> None:
-        """The agent's folder, the paper and the task's data in it, and the harness's
-        check script (all read-only)."""
+    def prepare(self, texts: ReproductionTexts) -> None:
+        """The agent's folder, the paper, the experiment and the task's data in it, and
+        the harness's check script (all read-only)."""
         self.sandbox.mkdir(WORKDIR, writable=True)
+        paper = {f"{WORKDIR}/{PAPER_FILE}": texts.paper.text.encode("utf-8")} if texts.paper else {}
         self.sandbox.write_files(
             {
-                f"{WORKDIR}/paper.md": paper.encode("utf-8"),
+                **paper,
+                f"{WORKDIR}/{EXPERIMENT_FILE}": texts.experiment.encode("utf-8"),
                 f"{HARNESS_DIR}/{CHECKS_SOURCE.name}": CHECKS_SOURCE.read_bytes(),
                 **{f"{WORKDIR}/{p}": data for p, data in shipped(self.task).items()},
             },

@@ -2,6 +2,7 @@
 
 from rcb_action.tasks._loader import (
     DATA_DIR,
+    EXPERIMENT_FILE,
     INPUTS_DIR,
     LICENSE_FILES,
     SWAP_SUFFIX,
@@ -40,6 +41,7 @@ from rcb_action.tasks._tags import (
 
 __all__ = [
     "DATA_DIR",
+    "EXPERIMENT_FILE",
     "INPUTS_DIR",
     "LICENSE_FILES",
     "SWAP_SUFFIX",

@@ -30,9 +30,12 @@ INPUTS_DIR = "inputs"
 # copied read-only into the agent's folder; ``data/<split>-swap/`` holds the files that
 # replace a held-out split in the harness's leakage rerun and never reach the agent.
 DATA_DIR = "data"
+# A reproduction task's specification of the experiment at its scale (settings, seeds, what
+# to report), written for rcb; given to the agent and the judge beside the paper, never as it.
+EXPERIMENT_FILE = "experiment.md"
 SWAP_SUFFIX = "-swap"
 _META_FILES = {
-    "task.yaml", "paper.md", "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
+    "task.yaml", EXPERIMENT_FILE, "paper.tex", "notes.md", "expected.yaml", "rubric.yaml",
     "mutants.json", *LICENSE_FILES,
 }  # fmt: skip
 # Derived files that do not change what is scored, so they leave the task hash alone.
@@ -467,8 +470,18 @@ def _reproduction_files(root: Path, config: TaskConfig) -> tuple[ExpectedResults
     settings = config.reproduction
     if settings is None:
         raise TaskError(f"{label}: missing required key 'reproduction'")
-    if not (root / "paper.md").is_file():
-        raise TaskError(f"{root / 'paper.md'}: file not found (a reproduction task needs it)")
+    if (root / "paper.md").exists():
+        raise TaskError(
+            f"{root / 'paper.md'}: rename it experiment.md (the experiment's specification; the "
+            "paper is the arXiv LaTeX or a vendored full text)"
+        )
+    if not (root / EXPERIMENT_FILE).is_file():
+        raise TaskError(
+            f"{root / EXPERIMENT_FILE}: file not found (a reproduction task needs it: the "
+            "experiment's settings at the task's scale, the seeds, what to report)"
+        )
+    if config.paper.in_task and not (root / config.paper.file).is_file():
+        raise TaskError(f"{label}: key 'paper.file': {root / config.paper.file} not found")
     for number, package in enumerate(settings.packages):
         try:
             pinned_requirement(package)

@@ -26,14 +26,15 @@ class PaperSource(_Strict):
     ``arxiv`` (the default): the LaTeX source of the task's ``arxiv_version`` from
     arXiv's e-print endpoint, flattened and cleaned, cached (rcb_action.papers).
     ``vendored``: a full text the task folder holds (``file``, default
-    ``paper.tex``) under a licence from ``VENDORED_LICENSES``. ``local``: a
-    reproduction task's ``paper.md`` (the experiment's specification); a snippet
-    task's ``paper.md`` is now ``notes.md`` and never the paper. ``imported``: the
+    ``paper.tex``) under a licence from ``VENDORED_LICENSES``. A reproduction task's
+    paper comes the same way; its ``experiment.md`` (rcb's specification of the
+    experiment at the task's scale) is given beside it and is never the paper.
+    ``imported``: the
     paper's text as an imported benchmark ships it (``rcb import rcb``: ResearchCodeBench's
     LaTeX), in a task folder made from the user's checkout, never one of rcb's tasks.
     """
 
-    source: Literal["arxiv", "vendored", "local", "imported"] = "arxiv"
+    source: Literal["arxiv", "vendored", "imported"] = "arxiv"
     license: str | None = None
     file: str = Field(default="paper.tex", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.(tex|txt)$")
 
@@ -272,11 +273,15 @@ class TaskConfig(_Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _reproduction_paper(cls, data: object) -> object:
-        """A reproduction task's paper is its paper.md (the experiment's specification)
-        unless it says otherwise."""
-        if isinstance(data, dict) and data.get("kind") == "reproduction" and "paper" not in data:
-            return {**data, "paper": {"source": "local"}}
+    def _no_local_paper(cls, data: object) -> object:
+        """``paper: {source: local}`` (paper.md as the paper) is gone: say what replaced it."""
+        paper = data.get("paper") if isinstance(data, dict) else None
+        if isinstance(paper, dict) and paper.get("source") == "local":
+            raise ValueError(
+                "'paper: {source: local}' is gone: the paper is the arXiv LaTeX ({source: arxiv} "
+                "with 'arxiv_version') or a vendored full text, and a reproduction task's "
+                "paper.md is now experiment.md (the experiment's specification)"
+            )
         return data
 
     @field_validator("arxiv")
@@ -296,12 +301,6 @@ class TaskConfig(_Strict):
             raise ValueError(
                 "'paper: {source: arxiv}' (the default) needs 'arxiv' and 'arxiv_version' (the "
                 "version whose LaTeX is the paper), or give 'paper: {source: vendored, license: ...}'"
-            )
-        if self.paper.source == "local" and self.kind == "snippet":
-            raise ValueError(
-                "'paper: {source: local}' is for reproduction tasks: a snippet task's paper is "
-                "its arXiv LaTeX ({source: arxiv} with 'arxiv_version') or a vendored full text, "
-                "and paper.md is now notes.md"
             )
         return self
 
