@@ -421,7 +421,7 @@ def test_vendored_papers_need_an_allowed_licence(tmp_path):
 def test_arxiv_papers_are_pinned_and_paper_md_is_gone(tmp_path):
     with pytest.raises(TaskError, match="arxiv_version"):
         load_task(_with_paper(tmp_path, "paper: {source: arxiv}"))
-    with pytest.raises(TaskError, match="reproduction tasks"):
+    with pytest.raises(TaskError, match=re.escape("'paper: {source: local}' is gone")):
         load_task(_with_paper(tmp_path / "b", "paper: {source: local}", "arxiv_version: 2\n"))
     root = pinned_task(tmp_path / "c")
     (root / "toy" / "paper.md").write_text("# an old paper.md\n")

@@ -547,6 +547,14 @@ def test_a_scripted_agent_runs_without_the_paper_and_a_model_never_does(
     assert not (tmp_path / "out" / REPRODUCTION_FILE).exists()
 
 
+def test_rcb_paper_fetch_covers_the_reproduction_tasks(tmp_path, monkeypatch, cli):
+    monkeypatch.setenv("RCB_CACHE_DIR", str(tmp_path / "cache"))
+    code, out, _ = cli("paper", "fetch", "--check", "repro-*", "--tasks-dir", TASKS)
+    assert code == 1  # nothing cached
+    for task in REPRO_TASKS:
+        assert f"{task.id}: {task.config.arxiv}v{task.config.arxiv_version}: not cached" in out
+
+
 def test_with_results_the_judge_grades_the_conclusions(toy_task):
     texts = reproduction_texts(toy_task, need_paper=True)
     prompt = judge_prompt(

@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="download and cache the papers of TASK... (all tasks by default)",
         description="Download each task's pinned e-print from arXiv once (one request at a "
         "time, a pause between requests, retries with backoff) and cache its text, so that "
-        "`rcb evaluate` needs no network. Cached papers are not fetched again. "
+        "`rcb evaluate` and a model's `rcb reproduce` need no network. Cached papers are not fetched again. "
         "$RCB_ARXIV_URL overrides arXiv's address.",
     )
     fetch.add_argument("tasks", nargs="*", metavar="TASK", help="task ids or globs")
@@ -66,15 +66,11 @@ def run_fetch(args: argparse.Namespace) -> int:
     from rcb_action.tasks import load_tasks, resolve_tasks_dir
 
     pattern = ",".join(args.tasks) if args.tasks else None
-    tasks = [
-        t
-        for t in load_tasks(resolve_tasks_dir(args.tasks_dir), pattern)
-        if t.config.kind == "snippet"
-    ]
+    # Snippet and reproduction tasks alike: a reproduction agent and its judge read the
+    # paper too.
+    tasks = load_tasks(resolve_tasks_dir(args.tasks_dir), pattern)
     if not tasks:
-        raise RcbError(
-            f"rcb paper fetch {pattern or ''}: no snippet task matches".replace("  ", " ")
-        )
+        raise RcbError(f"rcb paper fetch {pattern or ''}: no task matches".replace("  ", " "))
     failed: list[str] = []
     missing = 0
     for number, task in enumerate(tasks, 1):
