@@ -83,7 +83,8 @@ in a sandbox: a Debian machine with python3 and bash, one CPU core and no networ
 Your working folder is the current directory. The paper's own text is in {PAPER_FILE}
 there, and {EXPERIMENT_FILE} specifies the experiment to run at this sandbox's scale (its
 settings, runs and seeds, what to report); where the two differ on a setting,
-{EXPERIMENT_FILE} decides. You act only through the tools: run (a bash command), read_file, write_file and submit.
+{EXPERIMENT_FILE} decides. You act only through the tools: run (a bash command),
+read_file, write_file and submit.
 
 Packages: pip cannot reach any index. It installs only from a local wheelhouse at
 {WHEELHOUSE_MOUNT}, already configured, which holds: {", ".join(packages) or "nothing"}
@@ -187,7 +188,9 @@ class StageChecks:
         """The agent's folder, the paper, the experiment and the task's data in it, and
         the harness's check script (all read-only)."""
         self.sandbox.mkdir(WORKDIR, writable=True)
-        paper = {f"{WORKDIR}/{PAPER_FILE}": texts.paper.text.encode("utf-8")} if texts.paper else {}
+        paper = {}
+        if texts.paper is not None:  # a scripted agent may run without it
+            paper = {f"{WORKDIR}/{PAPER_FILE}": texts.paper.text.encode("utf-8")}
         self.sandbox.write_files(
             {
                 **paper,
