@@ -1,8 +1,8 @@
 """Cases for the sensitivity-balanced (CoBRAS) projections of cobras-extreme: each
 drives the authors' functions on seeded inputs and returns what they computed.
 
-The inputs are drawn from RCB_SEED by the generators below, which checks/_inputs.py
-repeats, so that the checks regenerate them instead of reading them back. These run
+The inputs are drawn from RCB_SEED by the builders of inputs/_cobras_inputs.py, which
+the checks import too, so that they regenerate the inputs instead of reading them back. These run
 with the code under test; the checks (another sandbox) compare the outputs with closed
 forms (the balanced modes' biorthogonality and singular values, Gaussian windows, the
 RBF decision function and its gradient by finite differences, translations) and with
@@ -25,6 +25,18 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import random  # noqa: E402
 
+from _cobras_inputs import (  # noqa: E402
+    SEED,
+    control_inputs,
+    factorization_inputs,
+    frame_inputs,
+    modes_inputs,
+    qoi_inputs,
+    quantile_inputs,
+    recon_inputs,
+    snapshots_and_gradients,
+    svm_inputs,
+)
 from cobras_extreme.cobras import get_modes  # noqa: E402
 from cobras_extreme.kflow.cobras_utils import get_factorization  # noqa: E402
 from cobras_extreme.mnls.ctrl_utils import get_ctrl_suppresion_fn, get_quant_fn, get_svm_fns  # noqa: E402
@@ -44,109 +56,6 @@ from cobras_extreme.mnls.unity_utils import (  # noqa: E402
     periodic_tent_partition_of_unity,
     recon_from_z,
 )
-
-# ---- inputs (the same generators as checks/_inputs.py) -----------------------------------
-
-SEED = int(os.environ.get("RCB_SEED", "0"))
-
-
-def rng(offset):
-    return np.random.default_rng(SEED + offset)
-
-
-def snapshots_and_gradients():
-    """Snapshots near a 5-dimensional subspace and gradients near another, in R^12."""
-    g = rng(1)
-    n = 12
-    basis_x = g.normal(size=(5, n))
-    basis_g = g.normal(size=(5, n))
-    x = g.normal(size=(30, 5)) @ basis_x + 0.01 * g.normal(size=(30, n))
-    grads = g.normal(size=(20, 5)) @ basis_g + 0.01 * g.normal(size=(20, n))
-    return x, grads
-
-
-def factorization_inputs(n_samples):
-    g = rng(2)
-    grads = g.normal(size=(n_samples, 3, 3, 3))
-    snaps = g.normal(size=(7, 3, 3))
-    return grads, snaps
-
-
-def recon_inputs():
-    g = rng(3)
-    tens = g.uniform(size=(4, 16))
-    z = g.normal(size=(5, 4, 6))
-    phi = g.normal(size=(4, 16, 6)) + 1j * g.normal(size=(4, 16, 6))
-    return tens, z, phi
-
-
-def frame_inputs():
-    g = rng(4)
-    n, length = 64, 32 * np.pi
-    x = np.linspace(0, length, n, endpoint=False)
-    amp = g.uniform(0.5, 1.5, size=(5, 1))
-    where = g.uniform(0.3, 0.7, size=(5, 1)) * length
-    snaps = amp * np.exp(-((x - where) ** 2) / 20.0) * np.exp(1j * x)
-    return x, length / n, snaps
-
-
-def modes_inputs():
-    g = rng(5)
-    n, r, dx = 32, 3, 0.5
-    modes = g.normal(size=(2 * n, r))
-    u = g.normal(size=n) + 1j * g.normal(size=n)
-    centers = dx * np.array([16, 0, 5, 31, 20])
-    batch = g.normal(size=(2, 3, n)) + 1j * g.normal(size=(2, 3, n))
-    return modes, u, centers, dx, batch
-
-
-def svm_inputs(d=3, n_sv=15):
-    g = rng(6)
-    sv = g.normal(size=(n_sv, d))
-    dual = g.normal(size=n_sv)
-    gamma = 0.7
-    b = 0.1
-    s_mean = g.normal(size=d)
-    s_scale = g.uniform(0.5, 2.0, size=d)
-    points = s_mean + s_scale * g.normal(size=(20, d))
-    return sv, s_mean, s_scale, gamma, dual, b, points
-
-
-def control_inputs():
-    """A state, local modes, Phi at the centre, and a classifier (support vectors, zero
-    mean, scale 2, gamma 0.3, dual coefficients, intercept) whose intercept puts half of
-    the positions on the event side."""
-    g = rng(7)
-    n, r = 32, 3
-    state = g.normal(size=n) + 1j * g.normal(size=n)
-    psi = np.exp(-((np.arange(n) - n / 2) ** 2) / 8.0)[:, None, None] * g.normal(size=(n, r, 2))
-    phi0 = g.normal(size=r) + 1j * g.normal(size=r)
-    sv, dual = g.normal(size=(15, r)), g.normal(size=15)
-    # the local coordinates the control computes (see checks/test_cobras.py::local_features)
-    u = np.stack([state.real, state.imag], axis=-1)
-    idx = (np.arange(n)[:, None] - np.arange(n)[None, :] - 1) % n
-    z = np.einsum("yj,nyrj->nr", u, psi[idx]) / 2.0
-    raw = (np.exp(-0.3 * ((z[:, None, :] - sv[None]) ** 2).sum(-1)) * dual).sum(1)
-    svm = (sv, np.zeros(r), 2.0 * np.ones(r), 0.3, dual, -float(np.median(raw)))
-    return state, psi, phi0, svm
-
-
-def qoi_inputs():
-    g = rng(8)
-    n_t, n_x = 6, 128
-    length = 40.0
-    x = np.linspace(0, length, n_x, endpoint=False)
-    traj = g.normal(size=(n_t, n_x)) + 1j * g.normal(size=(n_t, n_x))
-    return traj, x, np.arange(n_t, dtype=float), 0.5, 1.5, 15.0, length / n_x
-
-
-def quantile_inputs():
-    """n_quantiles + 1 sorted bin edges and values strictly between the outer two."""
-    g = rng(9)
-    n_quantiles = 5
-    edges = np.sort(g.normal(size=n_quantiles + 1))
-    x = g.uniform(edges[0], edges[-1], size=100)
-    return edges, n_quantiles, x
 
 
 def arr(value):

@@ -18,7 +18,7 @@ Conventions a correct implementation may choose differently, and what is compare
 """
 
 import numpy as np
-from _inputs import (
+from _cobras_inputs import (
     control_inputs,
     factorization_inputs,
     frame_inputs,

@@ -1,5 +1,6 @@
-"""The cases' inputs, regenerated from RCB_SEED exactly as cases/cases_cobras.py draws
-them (the checks never read an input back from what the cases returned)."""
+"""The cases' inputs, drawn from RCB_SEED. cases/cases_cobras.py feeds them to the code
+under test, and the checks regenerate them from the seed with the same builders (they
+never read an input back from what the cases returned)."""
 
 import os
 
