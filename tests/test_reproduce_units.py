@@ -40,10 +40,12 @@ from rcb_action.reproduce import (
     reproduce,
     reproduction_section,
     reproduction_texts,
+    sandbox_checks,
     stage_instructions,
 )
 from rcb_action.reproduce._judge import run_judge
 from rcb_action.reproduce._stages import plan_guard
+from rcb_action.reproduce._wheelhouse import allowed_packages, download_passes
 from rcb_action.tasks import CurveFact, load_task, load_tasks
 
 FIXTURES = Path(__file__).parent / "fixtures" / "repro_tasks"
@@ -85,6 +87,38 @@ def test_the_benchmark_has_reproduction_tasks_from_recent_papers():
         assert task.expected.curves, "every task checks a curve fact"
     paper_targets = [t for t in REPRO_TASKS if t.expected and t.expected.source == "paper"]
     assert paper_targets and any(t.config.domain != "ml" for t in paper_targets)
+    # At least one environment step is a real choice: the wheelhouse offers several
+    # versions of a package and only some of them reproduce the paper.
+    assert any(len(download_passes(allowed_packages(t))) > 1 for t in paper_targets)
+
+
+def test_several_versions_of_a_package_are_downloaded_in_passes_of_their_own():
+    one_each = ["matplotlib==3.11.2", "numpy==2.2.6", "torch==2.13.0"]
+    assert download_passes(one_each) == [one_each]
+    offered = ["fastlsq==0.1.0", "fastlsq==0.7.1", "numpy==1.26.4", "numpy==2.2.6", "torch==2.13.0"]
+    assert download_passes(offered) == [
+        ["fastlsq==0.1.0", "numpy==1.26.4", "torch==2.13.0"],
+        # the second versions resolve beside the first pins of the rest: torch stays pinned
+        ["fastlsq==0.7.1", "numpy==2.2.6", "torch==2.13.0"],
+    ]
+    # Project names are compared as pip compares them.
+    assert download_passes(["Foo_Bar==1.0", "foo-bar==2.0", "foo.bar[x]==3.0"]) == [
+        ["Foo_Bar==1.0"],
+        ["foo-bar==2.0"],
+        ["foo.bar[x]==3.0"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("installed", "pin", "ok"),
+    [("2.13.0+cpu", "2.13.0", True), ("2.13.0", "2.13.0", True), ("2.13.0+cpu", "2.13.0+cpu", True),
+     ("2.13.0", "2.13.0+cpu", False), ("2.12.0+cpu", "2.13.0", False), ("0.7.1", "0.1.0", False)],
+)  # fmt: skip
+def test_the_env_check_reads_pins_as_pip_does(tmp_path, monkeypatch, installed, pin, ok):
+    monkeypatch.setattr(sandbox_checks.importlib.metadata, "version", lambda name: installed)
+    (tmp_path / "requirements.txt").write_text(f"torch=={pin}\n")
+    result = sandbox_checks.check_env(str(tmp_path / "requirements.txt"))
+    assert result["ok"] is ok, result
 
 
 @pytest.mark.parametrize(

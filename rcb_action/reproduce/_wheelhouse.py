@@ -2,7 +2,10 @@
 
 rcb downloads, once, wheels for what a task allows (its environment's
 requirements and its ``reproduction.packages``, with their dependencies) for the
-sandbox's Python, into ``$RCB_CACHE_DIR/wheelhouses/<hash>``. The folder is
+sandbox's Python, into ``$RCB_CACHE_DIR/wheelhouses/<hash>``. A task may offer several
+versions of a package (``fastlsq==0.1.0`` and ``fastlsq==0.7.1``), so that choosing the
+right ones is part of the agent's work: each further version is resolved in a pass of
+its own, beside the first pins of every other package. The folder is
 mounted read-only into the sandbox, and pip there is configured to use it alone
 (``--no-index --find-links``). The download uses pip's own configuration on this
 machine (index, extra index, CA bundle, find-links), so proxied and air-gapped
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +53,35 @@ def allowed_packages(task: Task) -> list[str]:
     return sorted(line for line in found if line and not line.startswith("-"))
 
 
+def _project(line: str) -> str:
+    """The normalised project name of a requirement line (``Foo_Bar[x]==1`` -> ``foo-bar``)."""
+    name = re.split(r"[\[=<>!~;\s]", line, maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def download_passes(requirements: list[str]) -> list[list[str]]:
+    """The requirement lines split into pip download passes that each pin a project once.
+
+    The first pass holds the first line of every project; pass k holds the k-th further
+    version of each project that has one, with the first pass's lines for the others,
+    so that a second version resolves against the same neighbours (``torch`` stays the
+    CPU build the first pass pins) rather than against the newest of everything.
+    """
+    first: dict[str, str] = {}
+    extra: dict[str, list[str]] = {}
+    for line in requirements:
+        name = _project(line)
+        if name in first:
+            extra.setdefault(name, []).append(line)
+        else:
+            first[name] = line
+    passes = [list(first.values())]
+    for k in range(max((len(lines) for lines in extra.values()), default=0)):
+        chosen = {name: lines[k] for name, lines in extra.items() if k < len(lines)}
+        passes.append([chosen.get(name, line) for name, line in first.items()])
+    return passes
+
+
 def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
     """The wheelhouse for ``requirements`` on Python ``python_version`` (``3.11``), built
     once and reused while they are unchanged.
@@ -65,13 +98,14 @@ def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
 
     def download(staging: Path, log: Path) -> None:
         staging.mkdir()
-        if requirements:
+        log.write_text("", encoding="utf-8")
+        for lines in download_passes(requirements) if requirements else []:
             argv = [
                 sys.executable, "-m", "pip", "download", "--no-input",
                 "--disable-pip-version-check", "--only-binary=:all:",
-                "--python-version", python_version, "--dest", str(staging), *requirements,
+                "--python-version", python_version, "--dest", str(staging), *lines,
             ]  # fmt: skip
-            with open(log, "w", encoding="utf-8") as out:
+            with open(log, "a", encoding="utf-8") as out:
                 out.write(f"$ {' '.join(argv)}\n")
                 out.flush()
                 result = subprocess.run(
@@ -79,7 +113,7 @@ def build_wheelhouse(requirements: list[str], python_version: str) -> Path:
                 )
             if result.returncode != 0:
                 raise RcbError(
-                    f"the wheelhouse for {', '.join(requirements)} (Python {python_version}) "
+                    f"the wheelhouse for {', '.join(lines)} (Python {python_version}) "
                     f"could not be downloaded; see {log}"
                 )
         for wheel in staging.iterdir():

@@ -60,7 +60,9 @@ def check_env(path: str) -> dict:
             errors.append(f"{name} is not installed in .venv")
             continue
         installed[name] = version
-        if pin is not None and version != pin:
+        # PEP 440: a pin without a local label matches any local build of that version
+        # (==2.13.0 is met by 2.13.0+cpu).
+        if pin is not None and version != pin and ("+" in pin or version.split("+")[0] != pin):
             errors.append(f"{name} {version} is installed; requirements.txt pins {pin}")
     return {"ok": not errors, "errors": errors, "installed": installed}
 

@@ -45,7 +45,9 @@ class Limits:
             fail with EAGAIN in the code.
         file_size_mb: the largest file one process may write (``RLIMIT_FSIZE``, both
             backends). Exceeded: SIGXFSZ (exit status -25 or 153), or EFBIG where
-            the signal is ignored.
+            the signal is ignored. 1 GB: an agent that installs torch from the
+            wheelhouse writes its 434 MB ``libtorch_cpu.so``; the writable folders'
+            sizes (``tmp_mb``, ``workspace_mb``) bound what all files take together.
         open_files: open file descriptors per process (``RLIMIT_NOFILE``). Exceeded: EMFILE.
         output_bytes: stdout and stderr each kept up to this size; the rest is read
             and dropped (``output_truncated``), the run goes on to its end or timeout.
@@ -60,7 +62,7 @@ class Limits:
 
     memory_mb: int = 4096
     processes: int = 256
-    file_size_mb: int = 256
+    file_size_mb: int = 1024
     open_files: int = 1024
     output_bytes: int = 1 << 20
     cpus: float = 1.0
