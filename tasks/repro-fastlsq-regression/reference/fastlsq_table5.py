@@ -3,10 +3,9 @@
 Regression mode: frozen random features fit a known exact solution (A = H, b = u) in
 one least-squares solve, and the value and gradient errors are measured on test points.
 The problems, the feature blocks and the solvers are the authors' own, from the
-package's first release (fastlsq 0.1.0, February 2026), which is the paper's code:
-later releases changed the solver, the precision and the features, and do not give the
-paper's numbers. As in the paper's runs, everything is float32 and the solve is
-PyTorch's QR least squares (driver "gels", the one the paper's GPU used).
+package's first release (fastlsq 0.1.0, February 2026), which is the paper's code. As
+in the paper's runs, everything is float32 and the solve is PyTorch's QR least squares
+(driver "gels", the one the paper's GPU used).
 """
 
 from __future__ import annotations
