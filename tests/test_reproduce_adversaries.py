@@ -53,7 +53,12 @@ BASELINES_DIR = TASKS.parent / "baselines" / "reproduction"
 # (task, adversary) pairs checked on the committed baselines instead of run here.
 FROM_BASELINES = {
     (task, kind)
-    for task in ("repro-eki-lorenz96", "repro-fastlsq-linear", "repro-heston-ig")
+    for task in (
+        "repro-eki-lorenz96",
+        "repro-fastlsq-linear",
+        "repro-fastlsq-regression",
+        "repro-heston-ig",
+    )
     for kind in ("constant", "copied", "split-liar")
 }
 HONEST_THROUGH_LITELLM = {"repro-adopt-toy"}
