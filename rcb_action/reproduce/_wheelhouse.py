@@ -17,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from rcb_action.errors import RcbError
 from rcb_action.paths import build_once, cache_dir
+from rcb_action.sandbox._envs import canonical_name
 from rcb_action.tasks import Task
 
 WHEELHOUSE_MOUNT = "/wheels"
@@ -53,12 +53,6 @@ def allowed_packages(task: Task) -> list[str]:
     return sorted(line for line in found if line and not line.startswith("-"))
 
 
-def _project(line: str) -> str:
-    """The normalised project name of a requirement line (``Foo_Bar[x]==1`` -> ``foo-bar``)."""
-    name = re.split(r"[\[=<>!~;\s]", line, maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def download_passes(requirements: list[str]) -> list[list[str]]:
     """The requirement lines split into pip download passes that each pin a project once.
 
@@ -70,7 +64,7 @@ def download_passes(requirements: list[str]) -> list[list[str]]:
     first: dict[str, str] = {}
     extra: dict[str, list[str]] = {}
     for line in requirements:
-        name = _project(line)
+        name = canonical_name(line)
         if name in first:
             extra.setdefault(name, []).append(line)
         else:

@@ -60,8 +60,10 @@ class EnvironmentBuildError(RcbError):
     """An environment failed to build; the message names it and its log."""
 
 
-def _canonical_name(requirement: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.split(r"[\[=;\s]", requirement, maxsplit=1)[0]).lower()
+def canonical_name(requirement: str) -> str:
+    """The normalised project name of a requirement line (``Foo_Bar[x]==1`` -> ``foo-bar``),
+    as pip compares names."""
+    return re.sub(r"[-_.]+", "-", re.split(r"[\[=<>!~;\s]", requirement, maxsplit=1)[0]).lower()
 
 
 def requirements_of(env_dir: Path) -> str:
@@ -73,7 +75,7 @@ def requirements_of(env_dir: Path) -> str:
             file is a link or not UTF-8.
     """
     pins = read_requirements(env_dir / "requirements.txt")
-    if "pytest" not in {_canonical_name(pin) for pin in pins}:
+    if "pytest" not in {canonical_name(pin) for pin in pins}:
         pins.append(HARNESS_REQUIREMENT)
     return "\n".join(pins) + "\n"
 
