@@ -23,7 +23,7 @@ from pathlib import Path
 
 from rcb_action.errors import RcbError
 from rcb_action.paths import build_once, cache_dir
-from rcb_action.sandbox._envs import canonical_name
+from rcb_action.sandbox import canonical_name
 from rcb_action.tasks import Task
 
 WHEELHOUSE_MOUNT = "/wheels"

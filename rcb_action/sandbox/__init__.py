@@ -14,7 +14,7 @@ from rcb_action.sandbox._base import (
 )
 from rcb_action.sandbox._base_image import build_base_image
 from rcb_action.sandbox._docker import docker_client, garbage_collect
-from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, env_key
+from rcb_action.sandbox._envs import EnvironmentBuildError, build_venv, canonical_name, env_key
 from rcb_action.sandbox._files import collect_workspaces
 from rcb_action.sandbox._images import env_images, load_images, save_images
 from rcb_action.sandbox._phases import CasesRaw, PytestRaw, run_cases, run_pytest
@@ -32,6 +32,7 @@ __all__ = [
     "UnsafeFileError",
     "build_base_image",
     "build_venv",
+    "canonical_name",
     "collect_workspaces",
     "docker_client",
     "env_images",
