@@ -58,6 +58,7 @@ FROM_BASELINES = {
         "repro-fastlsq-linear",
         "repro-fastlsq-regression",
         "repro-heston-ig",
+        "repro-heston-is",
     )
     for kind in ("constant", "copied", "split-liar")
 }
